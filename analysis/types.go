@@ -1,0 +1,214 @@
+// Package analysis turns a run directory into statistics, goodput, a fitted queueing
+// model and the capacity answer, written as analysis.json (the interchange for reports).
+// It reads only the run directory (sweep's files); it never imports report.
+package analysis
+
+import "github.com/llmcap/llmcap/plan"
+
+// FileAnalysis is the analysis output inside a run directory.
+const FileAnalysis = "analysis.json"
+
+// Regimes (bottlenecks) a step or a segment can be in.
+const (
+	RegimeNone    = "none"    // under load, nothing saturated
+	RegimeQueue   = "queue"   // queue/admission-bound: TTFT rises, ITL flat
+	RegimePrefill = "prefill" // prefill-bound: TTFT rises with prompt tokens in flight, ITL inflated
+	RegimeDecode  = "decode"  // decode-bound: ITL rises with batch size
+)
+
+// Summary holds the statistics of one latency metric over successful measured requests,
+// in ms. Percentiles interpolate linearly between closest ranks (numpy's default).
+type Summary struct {
+	N      int     `json:"n"`
+	Mean   float64 `json:"mean"`
+	P50    float64 `json:"p50"`
+	P90    float64 `json:"p90"`
+	P95    float64 `json:"p95"`
+	P99    float64 `json:"p99"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	StdDev float64 `json:"stddev"`
+}
+
+// StepStats are the statistics of one step (of one segment, or of the mix).
+type StepStats struct {
+	Step        int     `json:"step"`
+	Segment     string  `json:"segment"`
+	Schedule    string  `json:"schedule"`
+	Concurrency int     `json:"concurrency,omitempty"`
+	Rate        float64 `json:"rate,omitempty"`
+	// Load is Concurrency or Rate (the ladder's x axis).
+	Load float64 `json:"load"`
+
+	Requests     int            `json:"requests"` // measured (measure + grace) requests
+	Errors       int            `json:"errors"`
+	ErrorRate    float64        `json:"error_rate"`
+	ErrorClasses map[string]int `json:"error_classes,omitempty"`
+
+	TTFTMs Summary `json:"ttft_ms"`
+	TTFOMs Summary `json:"ttfo_ms"`
+	ITLMs  Summary `json:"itl_ms"`
+	E2EMs  Summary `json:"e2e_ms"`
+	ICLMs  Summary `json:"icl_ms"`
+
+	// Throughputs over (last response − first request) of the measured requests.
+	DurationS             float64 `json:"duration_s"`
+	RequestThroughput     float64 `json:"request_throughput"`      // req/s
+	OutputTokenThroughput float64 `json:"output_token_throughput"` // tokens/s
+	TotalTokenThroughput  float64 `json:"total_token_throughput"`  // tokens/s
+	// Goodput: requests meeting every SLA constraint per second; GoodFraction of requests.
+	Goodput      float64 `json:"goodput"`
+	GoodFraction float64 `json:"good_fraction"`
+	// PerUserOutputTokensPerS is the mean of OSL/E2E per request (tokens/s one user sees).
+	PerUserOutputTokensPerS float64 `json:"per_user_output_tokens_per_s"`
+
+	IntendedPromptTokensMean float64 `json:"intended_prompt_tokens_mean"`
+	PromptTokensMean         float64 `json:"prompt_tokens_mean"`
+	IntendedOutputTokensMean float64 `json:"intended_output_tokens_mean"`
+	OutputTokensMean         float64 `json:"output_tokens_mean"`
+
+	SteadyState       bool   `json:"steady_state"`
+	SteadyStateReason string `json:"steady_state_reason"`
+
+	// MeetsSLA: every SLA constraint and the error rate hold at this step.
+	MeetsSLA bool `json:"meets_sla"`
+	// SLAViolations lists the broken constraints, e.g. "ttft p95 812 ms > 500 ms".
+	SLAViolations []string `json:"sla_violations,omitempty"`
+
+	Regime         string `json:"regime"`
+	RegimeEvidence string `json:"regime_evidence"`
+
+	Server *ServerStats `json:"server,omitempty"`
+}
+
+// ServerStats are scraped server metrics over a step's measurement window.
+type ServerStats struct {
+	RunningMean     float64 `json:"running_mean"`
+	WaitingMean     float64 `json:"waiting_mean"`
+	WaitingMax      float64 `json:"waiting_max"`
+	KVCacheUsageMax float64 `json:"kv_cache_usage_max"` // 0..1
+	Preemptions     float64 `json:"preemptions"`        // increase over the window
+}
+
+// Fit is the queueing model fitted to one segment's ladder.
+type Fit struct {
+	// ServiceRate is the maximum throughput in req/s (X_max) once slots are saturated.
+	ServiceRate float64 `json:"service_rate_rps"`
+	// Slots is the effective number of requests served in parallel (≈ max_num_seqs).
+	Slots float64 `json:"slots"`
+	// SlotsCILow/High is the bootstrap confidence interval of Slots (95%).
+	SlotsCILow  float64 `json:"slots_ci_low"`
+	SlotsCIHigh float64 `json:"slots_ci_high"`
+	// BaseTTFTMs is TTFT with no queueing (prefill time at this segment's prompt size).
+	BaseTTFTMs float64 `json:"base_ttft_ms"`
+	// DecodeBaseMs and DecodePerSeqMs model ITL(batch) = base + perSeq·batch.
+	DecodeBaseMs   float64 `json:"decode_base_ms"`
+	DecodePerSeqMs float64 `json:"decode_per_seq_ms"`
+	// PrefillMsPerKToken models prefill time per 1k prompt tokens in flight.
+	PrefillMsPerKToken float64 `json:"prefill_ms_per_ktoken"`
+	// R2 of the TTFT fit and its residuals per step (measured − predicted, ms).
+	R2        float64   `json:"r2"`
+	Residuals []float64 `json:"residuals"`
+	// Curve is the model's predicted TTFT p95 / ITL p50 over a load grid (for charts).
+	Curve []CurvePoint `json:"curve"`
+}
+
+// CurvePoint is one point of a fitted curve, with its confidence band.
+type CurvePoint struct {
+	Load      float64 `json:"load"`
+	TTFTp95Ms float64 `json:"ttft_p95_ms"`
+	TTFTLowMs float64 `json:"ttft_low_ms"`
+	TTFTHigh  float64 `json:"ttft_high_ms"`
+	ITLp50Ms  float64 `json:"itl_p50_ms"`
+	// Throughput in req/s predicted at Load.
+	Throughput float64 `json:"throughput_rps"`
+}
+
+// Capacity is the answer: the largest load within the SLA, with its confidence band.
+type Capacity struct {
+	// MaxConcurrencyWithinSLA (closed loop) or MaxRateWithinSLA (open loop, req/s).
+	MaxConcurrencyWithinSLA float64 `json:"max_concurrency_within_sla"`
+	MaxRateWithinSLA        float64 `json:"max_rate_within_sla,omitempty"`
+	CILow                   float64 `json:"ci_low"`
+	CIHigh                  float64 `json:"ci_high"`
+	// Method: "measured" (interpolated between steps), "model" (extrapolated beyond the
+	// last step), or "below_first_step" (the SLA fails at the lowest load).
+	Method string `json:"method"`
+	// Bottleneck is the regime that limits capacity: queue, prefill, decode or none.
+	Bottleneck         string `json:"bottleneck"`
+	BottleneckEvidence string `json:"bottleneck_evidence"`
+	// LimitingConstraint names the SLA constraint that binds first, e.g. "ttft p95 ≤ 500 ms".
+	LimitingConstraint string `json:"limiting_constraint"`
+	// ThroughputAtCapacity in req/s and output tokens/s at the capacity point.
+	ThroughputAtCapacity       float64 `json:"throughput_at_capacity_rps"`
+	OutputTokensPerSAtCapacity float64 `json:"output_tokens_per_s_at_capacity"`
+	// UsersWithThinkTime = X · (R + Z) at capacity.
+	UsersWithThinkTime float64 `json:"users_with_think_time"`
+	ThinkTimeS         float64 `json:"think_time_s"`
+	// Advice: what to do about the bottleneck (more replicas, faster GPU, engine settings).
+	Advice string `json:"advice"`
+}
+
+// WhatIf is one sizing row: target users → replicas, GPUs and cost.
+type WhatIf struct {
+	GPU               string  `json:"gpu"`
+	Projected         bool    `json:"projected"` // true when scaled by roofline, not measured
+	UsersPerReplica   float64 `json:"users_per_replica"`
+	TargetUsers       int     `json:"target_users"`
+	Replicas          int     `json:"replicas"`
+	GPUs              int     `json:"gpus"`
+	CostPerMonthUSD   float64 `json:"cost_per_month_usd"`
+	CostPerMOutputUSD float64 `json:"cost_per_million_output_tokens_usd"`
+}
+
+// SegmentAnalysis is the analysis of one segment's ladder (or of the mix).
+type SegmentAnalysis struct {
+	Segment  string      `json:"segment"`
+	Weight   float64     `json:"weight"`
+	Steps    []StepStats `json:"steps"`
+	Fit      *Fit        `json:"fit,omitempty"`
+	Capacity Capacity    `json:"capacity"`
+	WhatIf   []WhatIf    `json:"what_if,omitempty"`
+}
+
+// KernelSummary is the GPU-kernel breakdown of a captured step (from profiles).
+type KernelSummary struct {
+	Step        int                `json:"step"`
+	Segment     string             `json:"segment"`
+	Load        float64            `json:"load"`
+	Dir         string             `json:"dir"`
+	ClassShares map[string]float64 `json:"class_shares"` // class → fraction of GPU time
+	Top         []KernelRow        `json:"top"`
+}
+
+// KernelRow is one kernel's total GPU time.
+type KernelRow struct {
+	Name        string  `json:"name"`
+	Class       string  `json:"class"`
+	TotalTimeNs int64   `json:"total_time_ns"`
+	Instances   int64   `json:"instances"`
+	Share       float64 `json:"share"`
+}
+
+// Analysis is analysis.json.
+type Analysis struct {
+	RunID       string `json:"run_id"`
+	ToolVersion string `json:"tool_version"`
+	// Schedule is concurrency, rate or trace (the ladder's x axis).
+	Schedule    string            `json:"schedule"`
+	Plan        plan.Plan         `json:"plan"`
+	Constraints []plan.Constraint `json:"sla_constraints"`
+	Segments    []SegmentAnalysis `json:"segments"`
+	// Mix is the weighted mix's analysis when the ladder ran it.
+	Mix *SegmentAnalysis `json:"mix,omitempty"`
+	// Overall is the headline: the mix's capacity when present, else the tightest segment's.
+	Overall       Capacity        `json:"overall"`
+	OverallSource string          `json:"overall_source"` // "mix" or a segment name
+	WhatIf        []WhatIf        `json:"what_if"`
+	Kernels       []KernelSummary `json:"kernels,omitempty"`
+	// Answer is the one-sentence answer for page 1 of the PDF.
+	Answer   string   `json:"answer"`
+	Warnings []string `json:"warnings"`
+	// GroundTruth holds the simulator's known settings (max_num_seqs…) when applicable.
+	GroundTruth map[string]any `json:"ground_truth,omitempty"`
+}

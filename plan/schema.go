@@ -1,0 +1,349 @@
+// Package plan holds llmcap's typed plan schema (the YAML a user writes), its defaults,
+// its validation with field-path errors, and its expansion into an ordered list of steps.
+//
+// Pure: no I/O besides reading the config file (and checking that referenced trace files
+// exist). Later stages (sweep, analysis, report, profiles) import these types; plan imports
+// none of them.
+package plan
+
+import "time"
+
+// Plan is the whole, resolved benchmark plan. Field names follow the YAML keys
+// (mapstructure tags); durations accept Go duration strings ("30s", "2m").
+type Plan struct {
+	// Name names the run; it becomes part of the default run directory name.
+	Name string `mapstructure:"name" json:"name" yaml:"name"`
+	// Description is free text shown in reports.
+	Description string `mapstructure:"description" json:"description,omitempty" yaml:"description,omitempty"`
+	// Seed makes prompt text, length draws and arrivals deterministic.
+	Seed int64 `mapstructure:"seed" json:"seed" yaml:"seed"`
+
+	Target   Target    `mapstructure:"target" json:"target" yaml:"target"`
+	Segments []Segment `mapstructure:"segments" json:"segments" yaml:"segments"`
+	Ladder   Ladder    `mapstructure:"ladder" json:"ladder" yaml:"ladder"`
+	SLA      SLA       `mapstructure:"sla" json:"sla" yaml:"sla"`
+	Capture  Capture   `mapstructure:"capture" json:"capture" yaml:"capture"`
+	Report   Report    `mapstructure:"report" json:"report" yaml:"report"`
+}
+
+// TargetSimulator is the Target.URL value that selects the embedded engine simulator.
+const TargetSimulator = "simulator"
+
+// Target is the server under test.
+type Target struct {
+	// URL is "simulator" (the default: the embedded engine, started in-process on
+	// 127.0.0.1) or an OpenAI-compatible base URL such as "http://127.0.0.1:8000/v1".
+	URL string `mapstructure:"url" json:"url" yaml:"url"`
+	// API is "chat" (/v1/chat/completions, the default) or "completions" (/v1/completions).
+	API string `mapstructure:"api" json:"api" yaml:"api"`
+	// Model is the model name sent in each request (and checked against /v1/models).
+	Model string `mapstructure:"model" json:"model" yaml:"model"`
+	// APIKeyEnv names an environment variable holding the API key.
+	APIKeyEnv string `mapstructure:"api_key_env" json:"api_key_env,omitempty" yaml:"api_key_env,omitempty"`
+	// APIKeyFile names a file holding the API key (first line, trimmed).
+	APIKeyFile string `mapstructure:"api_key_file" json:"api_key_file,omitempty" yaml:"api_key_file,omitempty"`
+	// APIKey is resolved from APIKeyEnv/APIKeyFile at load time. Never serialised.
+	APIKey string `mapstructure:"-" json:"-" yaml:"-"`
+	// ExtraBody is merged into every request body (e.g. ignore_eos: true).
+	ExtraBody map[string]any `mapstructure:"extra_body" json:"extra_body,omitempty" yaml:"extra_body,omitempty"`
+	// Temperature sent with each request (default 0).
+	Temperature float64 `mapstructure:"temperature" json:"temperature" yaml:"temperature"`
+	// MetricsURLs are Prometheus endpoints scraped during the sweep. For the simulator
+	// its own /metrics is scraped automatically.
+	MetricsURLs []string `mapstructure:"metrics_urls" json:"metrics_urls,omitempty" yaml:"metrics_urls,omitempty"`
+	// MetricsInterval is the scrape interval (default 1s).
+	MetricsInterval time.Duration `mapstructure:"metrics_interval" json:"metrics_interval_ns" yaml:"metrics_interval"`
+	// Timeouts for each request; zero means none (the default for Request).
+	ConnectTimeout   time.Duration `mapstructure:"connect_timeout" json:"connect_timeout_ns" yaml:"connect_timeout"`
+	FirstByteTimeout time.Duration `mapstructure:"first_byte_timeout" json:"first_byte_timeout_ns" yaml:"first_byte_timeout"`
+	IdleTimeout      time.Duration `mapstructure:"idle_timeout" json:"idle_timeout_ns" yaml:"idle_timeout"`
+	RequestTimeout   time.Duration `mapstructure:"request_timeout" json:"request_timeout_ns" yaml:"request_timeout"`
+	// Launch optionally starts the server before the sweep.
+	Launch *Launch `mapstructure:"launch" json:"launch,omitempty" yaml:"launch,omitempty"`
+	// Simulator configures the embedded engine when URL is "simulator".
+	Simulator Simulator `mapstructure:"simulator" json:"simulator" yaml:"simulator"`
+}
+
+// IsSimulator reports whether the target is the embedded engine simulator.
+func (t Target) IsSimulator() bool { return t.URL == "" || t.URL == TargetSimulator }
+
+// Launch is a server command llmcap starts (and stops) around the sweep.
+type Launch struct {
+	// Command is the argv of the server process.
+	Command []string `mapstructure:"command" json:"command" yaml:"command"`
+	// Env are extra KEY=VALUE environment entries.
+	Env []string `mapstructure:"env" json:"env,omitempty" yaml:"env,omitempty"`
+	// ReadyTimeout bounds the wait for GET {url}/models to answer 200 (default 5m).
+	ReadyTimeout time.Duration `mapstructure:"ready_timeout" json:"ready_timeout_ns" yaml:"ready_timeout"`
+}
+
+// Simulator configures the embedded continuous-batching engine simulator.
+type Simulator struct {
+	// GPU is a catalog GPU name (e.g. "H100-SXM").
+	GPU string `mapstructure:"gpu" json:"gpu" yaml:"gpu"`
+	// Model is a catalog model name (e.g. "llama-3.1-8b").
+	Model string `mapstructure:"model" json:"model" yaml:"model"`
+	// Catalog optionally names a YAML catalog overriding the embedded one.
+	Catalog string `mapstructure:"catalog" json:"catalog,omitempty" yaml:"catalog,omitempty"`
+	// TensorParallel is the tensor-parallel degree (GPUs per replica; default 1).
+	TensorParallel int `mapstructure:"tensor_parallel" json:"tensor_parallel" yaml:"tensor_parallel"`
+	// MaxNumSeqs is vLLM's max_num_seqs (default 256).
+	MaxNumSeqs int `mapstructure:"max_num_seqs" json:"max_num_seqs" yaml:"max_num_seqs"`
+	// MaxNumBatchedTokens is vLLM's max_num_batched_tokens (default 8192).
+	MaxNumBatchedTokens int `mapstructure:"max_num_batched_tokens" json:"max_num_batched_tokens" yaml:"max_num_batched_tokens"`
+	// GPUMemoryUtilization is the fraction of HBM the engine may use (default 0.9).
+	GPUMemoryUtilization float64 `mapstructure:"gpu_memory_utilization" json:"gpu_memory_utilization" yaml:"gpu_memory_utilization"`
+	// BlockSize is the KV cache block size in tokens (default 16).
+	BlockSize int `mapstructure:"block_size" json:"block_size" yaml:"block_size"`
+	// PrefixCaching enables prefix caching by prompt block hashes.
+	PrefixCaching bool `mapstructure:"prefix_caching" json:"prefix_caching" yaml:"prefix_caching"`
+	// ComputeEfficiency and BandwidthEfficiency scale peak FLOPS and HBM bandwidth
+	// (defaults 0.6 and 0.8); OverheadMs is the fixed per-iteration overhead (default 2).
+	ComputeEfficiency   float64 `mapstructure:"compute_efficiency" json:"compute_efficiency" yaml:"compute_efficiency"`
+	BandwidthEfficiency float64 `mapstructure:"bandwidth_efficiency" json:"bandwidth_efficiency" yaml:"bandwidth_efficiency"`
+	OverheadMs          float64 `mapstructure:"overhead_ms" json:"overhead_ms" yaml:"overhead_ms"`
+	// OutputTokens is the natural output-length distribution used when a request does
+	// not set ignore_eos (capped by max_tokens). Nil means "always max_tokens".
+	OutputTokens *Dist `mapstructure:"output_tokens" json:"output_tokens,omitempty" yaml:"output_tokens,omitempty"`
+	// SpeedUp divides every simulated duration (default 1: real time). Tests use it.
+	SpeedUp float64 `mapstructure:"speed_up" json:"speed_up" yaml:"speed_up"`
+}
+
+// Distribution kinds accepted by Dist.Kind.
+const (
+	DistFixed     = "fixed"
+	DistUniform   = "uniform"
+	DistNormal    = "normal"
+	DistLognormal = "lognormal"
+	DistEmpirical = "empirical"
+)
+
+// Dist is a token-count (or seconds, for think time) distribution.
+//
+//	fixed:     value
+//	uniform:   min, max
+//	normal:    mean, stddev (clamped to [min, max] when set)
+//	lognormal: mean, stddev of the resulting values (clamped to [min, max] when set)
+//	empirical: file (CSV or JSONL trace) and column; values drawn uniformly from it
+type Dist struct {
+	Kind   string  `mapstructure:"dist" json:"dist" yaml:"dist"`
+	Value  float64 `mapstructure:"value" json:"value,omitempty" yaml:"value,omitempty"`
+	Mean   float64 `mapstructure:"mean" json:"mean,omitempty" yaml:"mean,omitempty"`
+	StdDev float64 `mapstructure:"stddev" json:"stddev,omitempty" yaml:"stddev,omitempty"`
+	Min    float64 `mapstructure:"min" json:"min,omitempty" yaml:"min,omitempty"`
+	Max    float64 `mapstructure:"max" json:"max,omitempty" yaml:"max,omitempty"`
+	File   string  `mapstructure:"file" json:"file,omitempty" yaml:"file,omitempty"`
+	Column string  `mapstructure:"column" json:"column,omitempty" yaml:"column,omitempty"`
+}
+
+// Segment is one class of traffic (e.g. short chat, medium, whole-codebase prompts).
+type Segment struct {
+	Name string `mapstructure:"name" json:"name" yaml:"name"`
+	// Weight is the segment's share of the mix (normalised over all segments).
+	Weight float64 `mapstructure:"weight" json:"weight" yaml:"weight"`
+	// PromptTokens and OutputTokens are the intended ISL and OSL distributions.
+	PromptTokens Dist `mapstructure:"prompt_tokens" json:"prompt_tokens" yaml:"prompt_tokens"`
+	OutputTokens Dist `mapstructure:"output_tokens" json:"output_tokens" yaml:"output_tokens"`
+	// SharedPrefixTokens is a prefix common to every prompt of the segment.
+	SharedPrefixTokens int `mapstructure:"shared_prefix_tokens" json:"shared_prefix_tokens,omitempty" yaml:"shared_prefix_tokens,omitempty"`
+	// MultiTurn, when set, makes each user a session of several turns.
+	MultiTurn *MultiTurn `mapstructure:"multi_turn" json:"multi_turn,omitempty" yaml:"multi_turn,omitempty"`
+	// Trace, when set, replays a real trace instead of the distributions above.
+	Trace *Trace `mapstructure:"trace" json:"trace,omitempty" yaml:"trace,omitempty"`
+}
+
+// MultiTurn describes conversation sessions: history is appended each turn.
+type MultiTurn struct {
+	// Turns per session (>= 1).
+	Turns int `mapstructure:"turns" json:"turns" yaml:"turns"`
+	// ThinkTimeS is the pause between a reply and the next turn, in seconds.
+	ThinkTimeS Dist `mapstructure:"think_time_s" json:"think_time_s" yaml:"think_time_s"`
+}
+
+// Trace formats accepted by Trace.Format.
+const (
+	TraceMooncake = "mooncake" // JSONL: timestamp (ms), input_length, output_length, hash_ids
+	TraceAzure    = "azure"    // CSV: TIMESTAMP, ContextTokens, GeneratedTokens
+)
+
+// Trace replays a recorded request trace.
+type Trace struct {
+	Format string `mapstructure:"format" json:"format" yaml:"format"`
+	File   string `mapstructure:"file" json:"file" yaml:"file"`
+	// TimeScale multiplies inter-arrival gaps (0.5 = twice as fast; default 1).
+	TimeScale float64 `mapstructure:"time_scale" json:"time_scale" yaml:"time_scale"`
+	// PromptScale and OutputScale multiply token lengths (default 1).
+	PromptScale float64 `mapstructure:"prompt_scale" json:"prompt_scale" yaml:"prompt_scale"`
+	OutputScale float64 `mapstructure:"output_scale" json:"output_scale" yaml:"output_scale"`
+	// MaxPromptTokens and MaxOutputTokens cap lengths after scaling (0 = no cap).
+	MaxPromptTokens int `mapstructure:"max_prompt_tokens" json:"max_prompt_tokens,omitempty" yaml:"max_prompt_tokens,omitempty"`
+	MaxOutputTokens int `mapstructure:"max_output_tokens" json:"max_output_tokens,omitempty" yaml:"max_output_tokens,omitempty"`
+	// StartRow and Rows select a window of data rows (0-based; Rows 0 = to the end).
+	StartRow int `mapstructure:"start_row" json:"start_row" yaml:"start_row"`
+	Rows     int `mapstructure:"rows" json:"rows" yaml:"rows"`
+}
+
+// Arrival processes accepted by Ladder.Arrival.
+const (
+	ArrivalPoisson  = "poisson"
+	ArrivalGamma    = "gamma"
+	ArrivalConstant = "constant"
+)
+
+// Ladder is the sequence of load levels driven for each segment (and the mix).
+type Ladder struct {
+	// Concurrency levels for a closed loop (exactly N requests in flight).
+	Concurrency []int `mapstructure:"concurrency" json:"concurrency,omitempty" yaml:"concurrency,omitempty"`
+	// Rate levels in requests/s for an open loop. Exactly one of Concurrency/Rate.
+	Rate []float64 `mapstructure:"rate" json:"rate,omitempty" yaml:"rate,omitempty"`
+	// Arrival is poisson (default), gamma or constant; Burstiness is gamma's shape
+	// (1 = Poisson, < 1 burstier).
+	Arrival    string  `mapstructure:"arrival" json:"arrival,omitempty" yaml:"arrival,omitempty"`
+	Burstiness float64 `mapstructure:"burstiness" json:"burstiness,omitempty" yaml:"burstiness,omitempty"`
+	// MaxConcurrency caps in-flight requests of an open loop (0 = no cap).
+	MaxConcurrency int `mapstructure:"max_concurrency" json:"max_concurrency,omitempty" yaml:"max_concurrency,omitempty"`
+
+	// Warmup per step: a request count and/or a duration (excluded from statistics).
+	Warmup Warmup `mapstructure:"warmup" json:"warmup" yaml:"warmup"`
+	// Duration and/or Requests bound the measurement window (whichever ends first).
+	Duration time.Duration `mapstructure:"duration" json:"duration_ns" yaml:"duration"`
+	Requests int           `mapstructure:"requests" json:"requests,omitempty" yaml:"requests,omitempty"`
+	// Grace lets in-flight requests finish after the window (they are counted).
+	Grace time.Duration `mapstructure:"grace" json:"grace_ns" yaml:"grace"`
+	// Cooldown is an idle pause between steps.
+	Cooldown time.Duration `mapstructure:"cooldown" json:"cooldown_ns" yaml:"cooldown"`
+
+	// PerSegment runs the ladder for each segment alone (default true).
+	PerSegment *bool `mapstructure:"per_segment" json:"per_segment,omitempty" yaml:"per_segment,omitempty"`
+	// Mix also runs the ladder on the weighted mix of all segments.
+	Mix bool `mapstructure:"mix" json:"mix" yaml:"mix"`
+	// EarlyStop ends a segment's ladder after Consecutive steps whose SLA metric exceeds
+	// its threshold by Factor (e.g. 2 steps at 3× the TTFT p95 target).
+	EarlyStop EarlyStop `mapstructure:"early_stop" json:"early_stop" yaml:"early_stop"`
+}
+
+// Warmup is the per-step warm-up: Requests completed and/or Duration elapsed.
+type Warmup struct {
+	Requests int           `mapstructure:"requests" json:"requests,omitempty" yaml:"requests,omitempty"`
+	Duration time.Duration `mapstructure:"duration" json:"duration_ns,omitempty" yaml:"duration,omitempty"`
+}
+
+// EarlyStop is the rule that ends a segment's ladder once the SLA is clearly broken.
+type EarlyStop struct {
+	Enabled     bool    `mapstructure:"enabled" json:"enabled" yaml:"enabled"`
+	Factor      float64 `mapstructure:"factor" json:"factor" yaml:"factor"`
+	Consecutive int     `mapstructure:"consecutive" json:"consecutive" yaml:"consecutive"`
+}
+
+// Percentile is a statistic an SLA constraint applies to: "p50", "p90", "p95", "p99" or "mean".
+type Percentile = string
+
+// SLA is the service-level agreement a deployment must meet. Each latency map goes from
+// a statistic ("p50", "p90", "p95", "p99", "mean") to a threshold in ms (inclusive ≤).
+type SLA struct {
+	TTFTMs map[Percentile]float64 `mapstructure:"ttft_ms" json:"ttft_ms,omitempty" yaml:"ttft_ms,omitempty"`
+	TTFOMs map[Percentile]float64 `mapstructure:"ttfo_ms" json:"ttfo_ms,omitempty" yaml:"ttfo_ms,omitempty"`
+	ITLMs  map[Percentile]float64 `mapstructure:"itl_ms" json:"itl_ms,omitempty" yaml:"itl_ms,omitempty"`
+	E2EMs  map[Percentile]float64 `mapstructure:"e2e_ms" json:"e2e_ms,omitempty" yaml:"e2e_ms,omitempty"`
+	// MaxErrorRate is the largest acceptable failed fraction (0..1; default 0.01).
+	MaxErrorRate float64 `mapstructure:"max_error_rate" json:"max_error_rate" yaml:"max_error_rate"`
+	// ThinkTime is the user's pause between requests, used to convert concurrency to
+	// users: N_users = X · (R + Z).
+	ThinkTime time.Duration `mapstructure:"think_time" json:"think_time_ns" yaml:"think_time"`
+}
+
+// Constraint is one SLA bound: Metric ("ttft", "ttfo", "itl", "e2e") at Stat ("p95") ≤ ThresholdMs.
+type Constraint struct {
+	Metric      string  `json:"metric"`
+	Stat        string  `json:"stat"`
+	ThresholdMs float64 `json:"threshold_ms"`
+}
+
+// Capture configures optional NVIDIA Nsight Systems captures during the sweep.
+type Capture struct {
+	Enabled bool `mapstructure:"enabled" json:"enabled" yaml:"enabled"`
+	// Mode is "launch" (llmcap starts target.launch under nsys profile) or "session"
+	// (the server runs under `nsys launch`; llmcap calls nsys start/stop).
+	Mode string `mapstructure:"mode" json:"mode,omitempty" yaml:"mode,omitempty"`
+	// Steps to capture: explicit segment+load, and/or Knee (the first step past the
+	// capacity point found so far).
+	Steps []CaptureStep `mapstructure:"steps" json:"steps,omitempty" yaml:"steps,omitempty"`
+	Knee  bool          `mapstructure:"knee" json:"knee,omitempty" yaml:"knee,omitempty"`
+	// Trace is nsys's --trace set (default "cuda,nvtx,osrt,cublas").
+	Trace string `mapstructure:"trace" json:"trace,omitempty" yaml:"trace,omitempty"`
+	// Duration and Delay bound the capture within the step's measurement window.
+	Duration time.Duration `mapstructure:"duration" json:"duration_ns,omitempty" yaml:"duration,omitempty"`
+	Delay    time.Duration `mapstructure:"delay" json:"delay_ns,omitempty" yaml:"delay,omitempty"`
+	// ExtraArgs are appended to the nsys command line.
+	ExtraArgs []string `mapstructure:"extra_args" json:"extra_args,omitempty" yaml:"extra_args,omitempty"`
+	// NsysPath is the nsys binary (default: found on PATH).
+	NsysPath string `mapstructure:"nsys_path" json:"nsys_path,omitempty" yaml:"nsys_path,omitempty"`
+	// SessionName is the nsys session for "session" mode.
+	SessionName string `mapstructure:"session_name" json:"session_name,omitempty" yaml:"session_name,omitempty"`
+}
+
+// CaptureStep names one step to capture: a segment (or "mix") at a load level.
+type CaptureStep struct {
+	Segment     string  `mapstructure:"segment" json:"segment" yaml:"segment"`
+	Concurrency int     `mapstructure:"concurrency" json:"concurrency,omitempty" yaml:"concurrency,omitempty"`
+	Rate        float64 `mapstructure:"rate" json:"rate,omitempty" yaml:"rate,omitempty"`
+}
+
+// Report configures the report stage.
+type Report struct {
+	// Formats are any of pdf, xlsx, json, md, csv, charts (default all).
+	Formats []string `mapstructure:"formats" json:"formats" yaml:"formats"`
+	Title   string   `mapstructure:"title" json:"title,omitempty" yaml:"title,omitempty"`
+	// Notes is free text for the audience, shown on the PDF's first page.
+	Notes string `mapstructure:"notes" json:"notes,omitempty" yaml:"notes,omitempty"`
+	// GPUHourUSD is the price of one GPU-hour for cost projections.
+	GPUHourUSD float64 `mapstructure:"gpu_hour_usd" json:"gpu_hour_usd,omitempty" yaml:"gpu_hour_usd,omitempty"`
+	// TargetUsers are the user counts to size replicas and GPUs for.
+	TargetUsers []int `mapstructure:"target_users" json:"target_users,omitempty" yaml:"target_users,omitempty"`
+	// Headroom is the spare capacity fraction kept per replica (default 0.2).
+	Headroom float64 `mapstructure:"headroom" json:"headroom" yaml:"headroom"`
+	// GPUsPerReplica for cost and GPU counts (default: simulator tensor_parallel, else 1).
+	GPUsPerReplica int `mapstructure:"gpus_per_replica" json:"gpus_per_replica,omitempty" yaml:"gpus_per_replica,omitempty"`
+	// GPU names the deployment's GPU type for the answer sentence (default: simulator GPU).
+	GPU string `mapstructure:"gpu" json:"gpu,omitempty" yaml:"gpu,omitempty"`
+	// WhatIfGPUs are catalog GPUs to project capacity to by roofline scaling.
+	WhatIfGPUs []string `mapstructure:"what_if_gpus" json:"what_if_gpus,omitempty" yaml:"what_if_gpus,omitempty"`
+}
+
+// Schedules of a step.
+const (
+	ScheduleConcurrency = "concurrency"
+	ScheduleRate        = "rate"
+	ScheduleTrace       = "trace"
+)
+
+// MixSegment is the Step.Segment name of a step that drives the weighted mix.
+const MixSegment = "mix"
+
+// Step is one load level of one segment (or the mix): the unit the sweep drives.
+type Step struct {
+	// Index is the step's position in the run (0-based, stable across --resume).
+	Index int `json:"index"`
+	// Segment is a segment name or "mix".
+	Segment string `json:"segment"`
+	// Schedule is concurrency, rate or trace.
+	Schedule    string  `json:"schedule"`
+	Concurrency int     `json:"concurrency,omitempty"`
+	Rate        float64 `json:"rate,omitempty"`
+	// Warmup, Duration, Requests, Grace and Cooldown as in Ladder.
+	Warmup   Warmup        `json:"warmup"`
+	Duration time.Duration `json:"duration_ns"`
+	Requests int           `json:"requests,omitempty"`
+	Grace    time.Duration `json:"grace_ns"`
+	Cooldown time.Duration `json:"cooldown_ns"`
+	// Estimated is the step's estimated wall time (warm-up + window + grace + cool-down).
+	Estimated time.Duration `json:"estimated_ns"`
+}
+
+// Load returns the step's load level: concurrency, or rate in req/s.
+func (s Step) Load() float64 {
+	if s.Schedule == ScheduleConcurrency {
+		return float64(s.Concurrency)
+	}
+	return s.Rate
+}

@@ -1,0 +1,83 @@
+package sweep
+
+import (
+	"time"
+
+	"github.com/llmcap/llmcap/plan"
+)
+
+// File names inside a run directory (the contract between stages).
+const (
+	FileRun           = "run.json"
+	FileRecords       = "records.jsonl"
+	FileSteps         = "steps.jsonl"
+	FileServerMetrics = "server-metrics.jsonl"
+	DirProfiles       = "profiles"
+)
+
+// RunMeta is run.json: the resolved plan (secrets redacted), tool version, host, the
+// target's /v1/models answer, and the run's state.
+type RunMeta struct {
+	RunID       string      `json:"run_id"`
+	ToolVersion string      `json:"tool_version"`
+	Host        string      `json:"host"`
+	StartedAt   time.Time   `json:"started_at"`
+	FinishedAt  *time.Time  `json:"finished_at,omitempty"`
+	State       string      `json:"state"` // running | interrupted | complete | failed
+	Plan        plan.Plan   `json:"plan"`
+	Steps       []plan.Step `json:"steps"`
+	Models      any         `json:"models,omitempty"` // the target's GET /v1/models body
+	Target      TargetInfo  `json:"target"`
+}
+
+// Run states in RunMeta.State.
+const (
+	StateRunning     = "running"
+	StateInterrupted = "interrupted"
+	StateComplete    = "complete"
+	StateFailed      = "failed"
+)
+
+// TargetInfo describes the server actually driven (the simulator's resolved settings
+// when the target is the embedded engine).
+type TargetInfo struct {
+	URL       string         `json:"url"`
+	Simulator bool           `json:"simulator"`
+	Settings  map[string]any `json:"settings,omitempty"`
+}
+
+// StepSummary is one line of steps.jsonl, written when a step ends.
+type StepSummary struct {
+	plan.Step
+	RunID string `json:"run_id"`
+	// Window: measurement window start/end (unix ns), and the step's own start/end.
+	StartNs        int64 `json:"start_ns"`
+	MeasureStartNs int64 `json:"measure_start_ns"`
+	MeasureEndNs   int64 `json:"measure_end_ns"`
+	EndNs          int64 `json:"end_ns"`
+	// Counts by phase and outcome.
+	WarmupRequests  int `json:"warmup_requests"`
+	MeasureRequests int `json:"measure_requests"`
+	GraceRequests   int `json:"grace_requests"`
+	Errors          int `json:"errors"`
+	Cancelled       int `json:"cancelled"`
+	// SteadyState is the sweep's own quick verdict (analysis recomputes its own).
+	SteadyState       bool   `json:"steady_state"`
+	SteadyStateReason string `json:"steady_state_reason"`
+	// IntendedPromptTokensMean vs AchievedPromptTokensMean (from usage).
+	IntendedPromptTokensMean float64 `json:"intended_prompt_tokens_mean"`
+	AchievedPromptTokensMean float64 `json:"achieved_prompt_tokens_mean"`
+	// EarlyStopped marks the step that triggered the early-stop rule.
+	EarlyStopped bool   `json:"early_stopped,omitempty"`
+	Captured     string `json:"captured,omitempty"` // profile directory when captured
+	CaptureError string `json:"capture_error,omitempty"`
+}
+
+// MetricSample is one line of server-metrics.jsonl: one scrape of one endpoint,
+// flattened to name{labels} → value (histograms as _sum/_count/_bucket{le=}).
+type MetricSample struct {
+	TimeNs int64              `json:"time_ns"`
+	Step   int                `json:"step"` // step running at scrape time (-1 between steps)
+	URL    string             `json:"url"`
+	Values map[string]float64 `json:"values"`
+}

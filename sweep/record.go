@@ -1,0 +1,89 @@
+package sweep
+
+// Phases of a record within its step.
+const (
+	PhaseWarmup  = "warmup"
+	PhaseMeasure = "measure"
+	PhaseGrace   = "grace"
+)
+
+// Record statuses.
+const (
+	StatusOK    = "ok"
+	StatusError = "error"
+)
+
+// Error classes of failed records (../shared/DESIGN.md "Failures").
+const (
+	ErrHTTP4xx          = "http_4xx"
+	ErrHTTP429          = "http_429"
+	ErrHTTP5xx          = "http_5xx"
+	ErrConnect          = "connect"
+	ErrTimeoutConnect   = "timeout_connect"
+	ErrTimeoutFirstByte = "timeout_first_byte"
+	ErrTimeoutIdle      = "timeout_idle"
+	ErrTimeoutRequest   = "timeout_request"
+	ErrInBand           = "in_band_error"
+	ErrContextLength    = "context_length_exceeded"
+	ErrStreamTruncated  = "stream_truncated"
+	ErrCancelled        = "cancelled"
+	ErrDecode           = "decode"
+)
+
+// Token count sources.
+const (
+	TokensUsage   = "usage"   // the server's usage.completion_tokens
+	TokensCounted = "counted" // the count of content-bearing events
+)
+
+// Record is one request, one line of records.jsonl (append-only). Times are int64 unix
+// nanoseconds derived from the monotonic clock (0 when absent); latencies are ms and nil
+// when undefined. Semantics follow AIPerf (../shared/DESIGN.md "Metric semantics").
+type Record struct {
+	RunID       string  `json:"run_id"`
+	Segment     string  `json:"segment"`                // the segment this request was drawn from
+	StepSegment string  `json:"step_segment,omitempty"` // the step's segment ("mix" for mix steps)
+	Step        int     `json:"step"`
+	Schedule    string  `json:"schedule"` // concurrency | rate | trace
+	Concurrency int     `json:"concurrency,omitempty"`
+	Rate        float64 `json:"rate,omitempty"` // req/s
+	Phase       string  `json:"phase"`          // warmup | measure | grace
+	RequestID   string  `json:"request_id"`
+	SessionID   string  `json:"session_id"`
+	Turn        int     `json:"turn"`
+
+	ScheduledNs  int64 `json:"scheduled_ns"`   // open loop: the scheduled send time
+	SentNs       int64 `json:"sent_ns"`        // request written
+	FirstTokenNs int64 `json:"first_token_ns"` // first content/reasoning event read
+	EndNs        int64 `json:"end_ns"`         // last content/reasoning event read
+
+	// TTFTMs: sent → first event with non-empty content or reasoning.
+	TTFTMs *float64 `json:"ttft_ms"`
+	// TTFOMs: sent → first non-reasoning content.
+	TTFOMs *float64 `json:"ttfo_ms"`
+	// ITLMs: (E2E − TTFT)/(OSL − 1), defined for OSL ≥ 2 (AIPerf; vLLM's TPOT).
+	ITLMs *float64 `json:"itl_ms"`
+	// E2EMs: sent → last content/reasoning event.
+	E2EMs *float64 `json:"e2e_ms"`
+	// ScheduleLagMs: sent − scheduled (open loop), the client's own lateness.
+	ScheduleLagMs *float64 `json:"schedule_lag_ms,omitempty"`
+	// ICLMs: gaps between consecutive content-bearing events (only with --save-icl).
+	ICLMs []float64 `json:"icl_ms,omitempty"`
+
+	IntendedPromptTokens int    `json:"intended_prompt_tokens"`
+	IntendedOutputTokens int    `json:"intended_output_tokens"`
+	PromptTokens         int    `json:"prompt_tokens"`
+	OutputTokens         int    `json:"output_tokens"`
+	ReasoningTokens      int    `json:"reasoning_tokens"`
+	TokensSource         string `json:"tokens_source"` // usage | counted
+	Chunks               int    `json:"chunks"`        // content-bearing events
+	FinishReason         string `json:"finish_reason"`
+
+	Status     string `json:"status"` // ok | error
+	ErrorClass string `json:"error_class,omitempty"`
+	HTTPStatus int    `json:"http_status,omitempty"`
+	Error      string `json:"error,omitempty"` // message, never secrets
+}
+
+// OK reports whether the request succeeded.
+func (r *Record) OK() bool { return r.Status == StatusOK }
