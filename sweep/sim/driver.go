@@ -1,0 +1,153 @@
+package sim
+
+import (
+	"context"
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// stream is the driver → HTTP handler hand-off of one request: the driver stores the
+// emitted-token count, then done, then pokes notify; the handler reads done before the
+// count so it never misses the last tokens.
+type stream struct {
+	notify  chan struct{}
+	emitted atomic.Int64
+	done    atomic.Bool
+	length  bool // finish_reason "length" (output reached max_tokens), else "stop"
+}
+
+func (st *stream) poke() {
+	select {
+	case st.notify <- struct{}{}:
+	default:
+	}
+}
+
+// latenessStats keeps the last lateness samples (how late each iteration ended on the
+// wall clock compared with its simulated end).
+type latenessStats struct {
+	samples []time.Duration
+	next    int
+	count   int64
+	max     time.Duration
+}
+
+const latenessWindow = 1 << 16
+
+func (l *latenessStats) add(d time.Duration) {
+	if len(l.samples) < latenessWindow {
+		l.samples = append(l.samples, d)
+	} else {
+		l.samples[l.next] = d
+		l.next = (l.next + 1) % latenessWindow
+	}
+	l.count++
+	l.max = max(l.max, d)
+}
+
+// DriverStats summarises the real-time driver.
+type DriverStats struct {
+	// Iterations is the number of iterations run.
+	Iterations int64
+	// LatenessP50, LatenessP99 and LatenessMax describe how late iterations ended on the
+	// wall clock (over the last 65,536 iterations; max over all).
+	LatenessP50, LatenessP99, LatenessMax time.Duration
+}
+
+// Stats returns the driver's iteration count and lateness percentiles.
+func (s *Server) Stats() DriverStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := DriverStats{Iterations: s.late.count, LatenessMax: s.late.max}
+	if n := len(s.late.samples); n > 0 {
+		v := slices.Clone(s.late.samples)
+		slices.Sort(v)
+		st.LatenessP50 = v[(n-1)/2]
+		st.LatenessP99 = v[min(n-1, int(float64(n)*0.99))]
+	}
+	return st
+}
+
+// virtual converts a wall-clock instant to virtual (simulated) time.
+func (s *Server) virtual(t time.Time) time.Duration {
+	return time.Duration(float64(t.Sub(s.start)) * s.speedUp)
+}
+
+// wall converts virtual time to the wall-clock instant.
+func (s *Server) wall(v time.Duration) time.Time {
+	return s.start.Add(time.Duration(float64(v) / s.speedUp))
+}
+
+// drive runs the scheduler on the wall clock: iterations are back to back in virtual
+// time while there is work; when idle it waits for an arrival and resynchronises.
+func (s *Server) drive(ctx context.Context) {
+	defer close(s.done)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var vnow time.Duration
+	for {
+		s.mu.Lock()
+		vnow = max(vnow, s.virtual(time.Now()))
+		it := s.sched.Step(vnow)
+		s.mu.Unlock()
+		if it == nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.wake:
+				continue
+			}
+		}
+		end := it.Start + it.Duration
+		deadline := s.wall(end)
+		if d := time.Until(deadline); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+		}
+		late := max(0, time.Since(deadline))
+		s.mu.Lock()
+		s.late.add(late)
+		emitted, finished := s.sched.Complete(it)
+		s.metrics.observe(it, emitted, finished, s.speedUp)
+		for _, r := range emitted {
+			r.stream.emitted.Store(int64(r.Generated))
+		}
+		for _, r := range finished {
+			r.stream.done.Store(true)
+		}
+		for _, r := range emitted {
+			r.stream.poke()
+		}
+		s.mu.Unlock()
+		vnow = end
+	}
+}
+
+// submit queues r at the current virtual time and wakes the driver.
+func (s *Server) submit(r *Request) error {
+	s.mu.Lock()
+	s.nextID++
+	r.ID = s.nextID
+	err := s.sched.Add(r, s.virtual(time.Now()))
+	if err == nil {
+		s.metrics.arrived()
+	}
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return err
+}
+
+// abort removes r (client gone).
+func (s *Server) abort(r *Request) {
+	s.mu.Lock()
+	s.sched.Abort(r)
+	s.mu.Unlock()
+}
