@@ -1,10 +1,14 @@
 package plan
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Steps expands the plan into its ordered steps: for each segment (when the ladder runs
 // per segment) and then the mix (when Ladder.Mix), one step per ladder level. Trace
-// segments get a single trace step. Index numbers them 0..n-1 in run order.
+// segments get a single trace step. Index numbers them 0..n-1 in run order. Each step
+// carries its Estimated wall time (see EstimateStep).
 func (p *Plan) Steps() []Step {
 	var names []string
 	if p.Ladder.PerSegment == nil || *p.Ladder.PerSegment {
@@ -31,6 +35,15 @@ func (p *Plan) Steps() []Step {
 	return steps
 }
 
+// TotalEstimate is the sum of the steps' estimated wall times.
+func TotalEstimate(steps []Step) time.Duration {
+	var d time.Duration
+	for _, s := range steps {
+		d += s.Estimated
+	}
+	return d
+}
+
 func (p *Plan) segment(name string) *Segment {
 	for i := range p.Segments {
 		if p.Segments[i].Name == name {
@@ -44,9 +57,97 @@ func (p *Plan) newStep(i int, seg, sched string, c int, r float64) Step {
 	l := p.Ladder
 	s := Step{Index: i, Segment: seg, Schedule: sched, Concurrency: c, Rate: r,
 		Warmup: l.Warmup, Duration: l.Duration, Requests: l.Requests, Grace: l.Grace, Cooldown: l.Cooldown}
-	s.Estimated = l.Warmup.Duration + l.Duration + l.Grace + l.Cooldown
-	if s.Estimated == 0 {
-		s.Estimated = 10 * time.Second
-	}
+	s.Estimated = p.EstimateStep(s)
 	return s
+}
+
+// Rough latency model behind the estimates: a request takes
+// estTTFT + prompt tokens × estPrefillPerToken + output tokens × estITL.
+// For the embedded simulator the times are divided by its speed_up.
+const (
+	estTTFT            = 50 * time.Millisecond
+	estPrefillPerToken = 50 * time.Microsecond
+	estITLSimulator    = 12 * time.Millisecond
+	estITLServer       = 20 * time.Millisecond
+	estTraceStep       = time.Minute // a trace step without ladder.duration
+	estFallbackTokens  = 256         // mean tokens of an empirical distribution
+)
+
+// EstimateStep estimates s's wall time: warm-up + measurement window + grace + cool-down.
+// The window is Duration, or the time Requests take (requests / rate for open loops;
+// requests × E2E / in-flight slots for closed loops, slots capped by the simulator's
+// max_num_seqs), whichever ends first. Warm-up takes the longer of its duration and its
+// requests' time; grace is at most one request's E2E. The latency model is deliberately
+// rough (tens of ms per request plus ~12–20 ms per output token): it sizes a plan, it is
+// not a prediction.
+func (p *Plan) EstimateStep(s Step) time.Duration {
+	e2e := p.estimateE2E(s.Segment)
+	reqTime := func(n int) time.Duration {
+		if n <= 0 {
+			return 0
+		}
+		switch s.Schedule {
+		case ScheduleRate:
+			if s.Rate > 0 {
+				return time.Duration(float64(n) / s.Rate * float64(time.Second))
+			}
+		case ScheduleConcurrency:
+			slots := s.Concurrency
+			if p.Target.IsSimulator() && p.Target.Simulator.MaxNumSeqs > 0 {
+				slots = min(slots, p.Target.Simulator.MaxNumSeqs)
+			}
+			if slots > 0 {
+				waves := math.Ceil(float64(n) / float64(slots))
+				return time.Duration(waves * float64(e2e))
+			}
+		}
+		return 0
+	}
+	window := s.Duration
+	switch {
+	case s.Schedule == ScheduleTrace && window == 0:
+		window = estTraceStep
+	case s.Requests > 0 && (window == 0 || reqTime(s.Requests) < window):
+		window = reqTime(s.Requests)
+	}
+	warm := max(s.Warmup.Duration, reqTime(s.Warmup.Requests))
+	grace := min(s.Grace, e2e)
+	return warm + window + grace + s.Cooldown
+}
+
+// estimateE2E is the rough end-to-end latency of one request of segment name ("mix"
+// weights every segment by its weight).
+func (p *Plan) estimateE2E(name string) time.Duration {
+	itl := estITLServer
+	speed := 1.0
+	if p.Target.IsSimulator() {
+		itl = estITLSimulator
+		if p.Target.Simulator.SpeedUp > 0 {
+			speed = p.Target.Simulator.SpeedUp
+		}
+	}
+	one := func(s Segment) float64 {
+		in := s.PromptTokens.ExpectedMean(estFallbackTokens)
+		out := s.OutputTokens.ExpectedMean(estFallbackTokens)
+		if t := s.Trace; t != nil {
+			in, out = estFallbackTokens*t.PromptScale, estFallbackTokens*t.OutputScale
+		}
+		return float64(estTTFT) + in*float64(estPrefillPerToken) + out*float64(itl)
+	}
+	var d float64
+	if seg := p.segment(name); seg != nil {
+		d = one(*seg)
+	} else {
+		var wsum float64
+		for _, s := range p.Segments {
+			if s.Weight > 0 {
+				d += s.Weight * one(s)
+				wsum += s.Weight
+			}
+		}
+		if wsum > 0 {
+			d /= wsum
+		}
+	}
+	return time.Duration(d / speed)
 }

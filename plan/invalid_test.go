@@ -1,0 +1,242 @@
+package plan
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Building blocks of small plans for the table tests.
+const (
+	okSegments = `
+segments:
+  - name: short
+    weight: 1
+    prompt_tokens: {dist: fixed, value: 100}
+    output_tokens: {dist: fixed, value: 50}
+`
+	okLadder = `
+ladder:
+  concurrency: [1, 2]
+  duration: 5s
+`
+)
+
+// writePlan writes yaml into a fresh temp dir and returns the file path.
+func writePlan(t *testing.T, yaml string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadMinimalValid(t *testing.T) {
+	p, err := Load(writePlan(t, okSegments+okLadder), nil)
+	if err != nil {
+		t.Fatalf("minimal plan: %v", err)
+	}
+	if p.Name != "plan" {
+		t.Errorf("Name = %q, want the file's base name %q", p.Name, "plan")
+	}
+	if got := len(p.Steps()); got != 2 {
+		t.Errorf("steps = %d, want 2", got)
+	}
+}
+
+// TestLoadInvalid checks that each broken plan is rejected with a problem at exactly
+// the expected field path, and that the message shows the bad value and what is allowed.
+func TestLoadInvalid(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		path       string // expected FieldError.Path
+		contains   string // expected substring of that problem's message
+	}{
+		{"unknown top-level key", okSegments + okLadder + "ladr: {concurrency: [1]}\n",
+			"ladr", `unknown key "ladr"`},
+		{"unknown nested key", okSegments + okLadder + "target: {urll: http://x}\n",
+			"target.urll", "known keys here are api, api_key_env"},
+		{"unknown key in a list element", `
+segments:
+  - name: a
+    weight: 1
+    promt_tokens: {dist: fixed, value: 1}
+    prompt_tokens: {dist: fixed, value: 1}
+    output_tokens: {dist: fixed, value: 1}
+` + okLadder, "segments[0].promt_tokens", "unknown key"},
+		{"wrong type int", okSegments + okLadder + "target: {simulator: {max_num_seqs: lots}}\n",
+			"target.simulator.max_num_seqs", `"lots" is not allowed: must be an integer`},
+		{"wrong type in list", okSegments + "ladder: {concurrency: [1, four], duration: 5s}\n",
+			"ladder.concurrency[1]", "must be an integer"},
+		{"wrong type duration", okSegments + "ladder: {concurrency: [1], duration: soon}\n",
+			"ladder.duration", "must be a duration"},
+		{"negative mean", `
+segments:
+  - {name: a, weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
+  - {name: b, weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
+  - {name: c, weight: 1, prompt_tokens: {dist: normal, mean: -5, stddev: 1}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[2].prompt_tokens.mean", "-5 is not allowed: must be > 0"},
+		{"zero concurrency", okSegments + "ladder: {concurrency: [1, 0], duration: 5s}\n",
+			"ladder.concurrency[1]", "0 is not allowed: must be > 0"},
+		{"zero max_num_seqs", okSegments + okLadder + "target: {simulator: {max_num_seqs: 0}}\n",
+			"target.simulator.max_num_seqs", "must be > 0"},
+		{"weights sum to zero", `
+segments:
+  - {name: a, weight: 0, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[*].weight", "must sum to a positive number"},
+		{"negative weight", `
+segments:
+  - {name: a, weight: -1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].weight", "must be >= 0"},
+		{"empty ladder", okSegments + "ladder: {duration: 5s}\n",
+			"ladder", "must set ladder.concurrency"},
+		{"both concurrency and rate", okSegments + "ladder: {concurrency: [1], rate: [2], duration: 5s}\n",
+			"ladder.rate", "only one of ladder.concurrency and ladder.rate"},
+		{"no window", okSegments + "ladder: {concurrency: [1]}\n",
+			"ladder.duration", "ladder.duration and/or ladder.requests"},
+		{"unknown distribution", `
+segments:
+  - {name: a, weight: 1, prompt_tokens: {dist: zipf, value: 8}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].prompt_tokens.dist", `"zipf" is not allowed: must be one of fixed, uniform`},
+		{"missing trace file", `
+segments:
+  - {name: t, weight: 1, trace: {format: mooncake, file: nowhere.jsonl}}
+`, "segments[0].trace.file", "must name an existing file"},
+		{"unknown trace format", `
+segments:
+  - {name: t, weight: 1, trace: {format: parquet, file: plan.yaml}}
+`, "segments[0].trace.format", "must be one of mooncake, azure"},
+		{"missing empirical file", `
+segments:
+  - {name: a, weight: 1, prompt_tokens: {dist: empirical, file: lens.csv, column: x}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].prompt_tokens.file", "must name an existing file"},
+		{"SLA on an unknown metric", okSegments + okLadder + "sla: {tpot_ms: {p95: 10}}\n",
+			"sla.tpot_ms", "known keys here are e2e_ms, itl_ms, max_error_rate"},
+		{"SLA on an unknown statistic", okSegments + okLadder + "sla: {ttft_ms: {p42: 10}}\n",
+			"sla.ttft_ms.p42", "must be one of p50, p90, p95, p99, mean"},
+		{"SLA threshold zero", okSegments + okLadder + "sla: {itl_ms: {p95: 0}}\n",
+			"sla.itl_ms.p95", "must be > 0"},
+		{"bad URL", okSegments + okLadder + "target: {url: 'localhost:8000', model: m}\n",
+			"target.url", `"localhost:8000" is not allowed: must be an http:// or https:// URL`},
+		{"bad metrics URL", okSegments + okLadder + "target: {metrics_urls: ['ftp://x/metrics']}\n",
+			"target.metrics_urls[0]", "must be an http:// or https:// URL"},
+		{"bad api", okSegments + okLadder + "target: {api: responses}\n",
+			"target.api", "must be one of chat, completions"},
+		{"unknown arrival", okSegments + "ladder: {rate: [1], arrival: bursty, duration: 5s}\n",
+			"ladder.arrival", "must be one of poisson, gamma, constant"},
+		{"unknown report format", okSegments + okLadder + "report: {formats: [pdf, docx]}\n",
+			"report.formats[1]", `"docx" is not allowed: must be one of pdf, xlsx, charts`},
+		{"capture launch without launch", okSegments + okLadder + "capture: {enabled: true, mode: launch}\n",
+			"capture.mode", "needs target.launch"},
+		{"duplicate segment names", `
+segments:
+  - {name: a, weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
+  - {name: a, weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[1].name", "must be unique"},
+		{"reserved segment name", `
+segments:
+  - {name: mix, weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].name", "reserved for the weighted mix"},
+		{"no segments", okLadder, "segments", "must list at least one segment"},
+		{"error rate above one", okSegments + okLadder + "sla: {max_error_rate: 2}\n",
+			"sla.max_error_rate", "between 0 and 1"},
+		{"unset API key env", okSegments + okLadder + "target: {api_key_env: LLMCAP_TEST_UNSET_KEY_VAR}\n",
+			"target.api_key_env", "must name a set, non-empty environment variable"},
+		{"server without model", okSegments + okLadder + "target: {url: 'http://127.0.0.1:8000/v1'}\n",
+			"target.model", "must name the served model"},
+		{"gamma burstiness zero", okSegments + "ladder: {rate: [1], arrival: gamma, burstiness: 0, duration: 5s}\n",
+			"ladder.burstiness", "must be > 0"},
+		{"uniform max below min", `
+segments:
+  - {name: a, weight: 1, prompt_tokens: {dist: uniform, min: 100, max: 10}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].prompt_tokens.max", "must be > 0 and >= min (100)"},
+		{"multi-turn zero turns", `
+segments:
+  - name: a
+    weight: 1
+    prompt_tokens: {dist: fixed, value: 8}
+    output_tokens: {dist: fixed, value: 8}
+    multi_turn: {turns: 0}
+` + okLadder, "segments[0].multi_turn.turns", "must be > 0"},
+	}
+	if len(cases) < 15 {
+		t.Fatalf("only %d invalid cases", len(cases))
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writePlan(t, tc.yaml)
+			_, err := Load(path, nil)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("Load: got %v, want a *ValidationError", err)
+			}
+			for _, p := range ve.Problems {
+				if p.Path == tc.path {
+					if !strings.Contains(p.Error(), tc.contains) {
+						t.Errorf("problem %q lacks %q", p.Error(), tc.contains)
+					}
+					if !strings.HasPrefix(p.Error(), tc.path+": ") {
+						t.Errorf("problem %q does not start with its path", p.Error())
+					}
+					return
+				}
+			}
+			t.Errorf("no problem at %q; got:\n%v", tc.path, err)
+		})
+	}
+}
+
+// TestLoadReportsEveryProblem checks that several problems are reported together, and
+// that a wrongly typed field is not reported a second time by validation.
+func TestLoadReportsEveryProblem(t *testing.T) {
+	yaml := `
+target: {api: grpc, simulator: {max_num_seqs: many}}
+segments:
+  - {name: a, weight: 1, prompt_tokens: {dist: fixed, value: -1}, output_tokens: {dist: fixed, value: 8}}
+ladder: {concurrency: [0], duration: 5s}
+report: {formats: [docx]}
+`
+	_, err := Load(writePlan(t, yaml), nil)
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("Load: %v", err)
+	}
+	want := []string{"target.api", "target.simulator.max_num_seqs", "segments[0].prompt_tokens.value",
+		"ladder.concurrency[0]", "report.formats[0]"}
+	for _, w := range want {
+		if !ve.Has(w) {
+			t.Errorf("missing problem at %s in:\n%v", w, err)
+		}
+	}
+	if len(ve.Problems) != len(want) {
+		t.Errorf("got %d problems, want %d:\n%v", len(ve.Problems), len(want), err)
+	}
+	if !strings.Contains(err.Error(), "5 problems") {
+		t.Errorf("error header does not count the problems: %q", err.Error())
+	}
+}
+
+func TestLoadSyntaxErrorCarriesLine(t *testing.T) {
+	yaml := "name: x\ntarget:\n  url: simulator\n   api: chat\nladder: [\n"
+	_, err := Load(writePlan(t, yaml), nil)
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		t.Fatalf("Load: got %T %v, want *SyntaxError", err, err)
+	}
+	if se.Line != 4 {
+		t.Errorf("Line = %d, want 4 (%v)", se.Line, err)
+	}
+	if !strings.Contains(err.Error(), "plan.yaml:4:") {
+		t.Errorf("message %q lacks file:line", err.Error())
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "absent.yaml"), nil)
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Load: got %v, want a not-exist error", err)
+	}
+}

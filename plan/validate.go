@@ -1,0 +1,266 @@
+package plan
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Validate checks the whole plan and returns nil or a *ValidationError listing every
+// problem at once, each with its field path, the bad value and what is allowed.
+// Relative file paths are checked against the working directory (Load makes them
+// absolute first).
+func (p *Plan) Validate() error {
+	if probs := p.problems(); len(probs) > 0 {
+		return &ValidationError{Problems: probs}
+	}
+	return nil
+}
+
+// problems runs every check in field order.
+func (p *Plan) problems() problems {
+	var ps problems
+	if !nameRE.MatchString(p.Name) {
+		ps.add("name", p.Name, "must be letters, digits, '.', '_' or '-' (it names the run directory)")
+	}
+	p.checkTarget(&ps)
+	p.checkSegments(&ps)
+	p.checkLadder(&ps)
+	p.checkSLA(&ps)
+	p.checkCapture(&ps)
+	p.checkReport(&ps)
+	return ps
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+func oneOf(list []string) string {
+	return "must be one of " + strings.Join(list, ", ")
+}
+
+// checkURL requires an absolute http(s) URL with a host.
+func checkURL(ps *problems, path, raw string) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		ps.add(path, redactURL(raw), "must be an http:// or https:// URL with a host (or %q for url)", TargetSimulator)
+	}
+}
+
+func checkFile(ps *problems, path, file string) {
+	st, err := os.Stat(file)
+	if err != nil || st.IsDir() {
+		ps.add(path, file, "must name an existing file (relative paths are resolved against the config file's directory)")
+	}
+}
+
+func positiveInt(ps *problems, path string, v int) {
+	if v <= 0 {
+		ps.add(path, v, "must be > 0")
+	}
+}
+
+func nonNegInt(ps *problems, path string, v int) {
+	if v < 0 {
+		ps.add(path, v, "must be >= 0")
+	}
+}
+
+func nonNegDur(ps *problems, path string, d time.Duration) {
+	if d < 0 {
+		ps.add(path, d, "must be >= 0")
+	}
+}
+
+func (p *Plan) checkTarget(ps *problems) {
+	t := p.Target
+	if !t.IsSimulator() {
+		checkURL(ps, "target.url", t.URL)
+		if t.Model == "" {
+			ps.add("target.model", "", "must name the served model when target.url is a server")
+		}
+	}
+	if !slices.Contains(APIs, t.API) {
+		ps.add("target.api", t.API, "%s", oneOf(APIs))
+	}
+	if t.Temperature < 0 {
+		ps.add("target.temperature", t.Temperature, "must be >= 0")
+	}
+	for i, u := range t.MetricsURLs {
+		checkURL(ps, fmt.Sprintf("target.metrics_urls[%d]", i), u)
+	}
+	if t.MetricsInterval <= 0 {
+		ps.add("target.metrics_interval", t.MetricsInterval, "must be > 0")
+	}
+	nonNegDur(ps, "target.connect_timeout", t.ConnectTimeout)
+	nonNegDur(ps, "target.first_byte_timeout", t.FirstByteTimeout)
+	nonNegDur(ps, "target.idle_timeout", t.IdleTimeout)
+	nonNegDur(ps, "target.request_timeout", t.RequestTimeout)
+	if l := t.Launch; l != nil {
+		if t.IsSimulator() {
+			ps.add("target.launch", raw("a launch command"), "needs target.url to be the launched server's URL (not %q)", TargetSimulator)
+		}
+		if len(l.Command) == 0 || l.Command[0] == "" {
+			ps.add("target.launch.command", l.Command, "must be a non-empty argv list, e.g. [vllm, serve, MODEL]")
+		}
+		for i, e := range l.Env {
+			if !strings.Contains(e, "=") {
+				ps.add(fmt.Sprintf("target.launch.env[%d]", i), redactEnv(e), "must be KEY=VALUE")
+			}
+		}
+		if l.ReadyTimeout <= 0 {
+			ps.add("target.launch.ready_timeout", l.ReadyTimeout, "must be > 0")
+		}
+	}
+	p.checkSimulator(ps)
+}
+
+func (p *Plan) checkSimulator(ps *problems) {
+	s := p.Target.Simulator
+	const pre = "target.simulator."
+	if s.GPU == "" {
+		ps.add(pre+"gpu", s.GPU, "must name a catalog GPU, e.g. H100-SXM")
+	}
+	if s.Model == "" {
+		ps.add(pre+"model", s.Model, "must name a catalog model, e.g. llama-3.1-8b")
+	}
+	if s.Catalog != "" {
+		checkFile(ps, pre+"catalog", s.Catalog)
+	}
+	positiveInt(ps, pre+"tensor_parallel", s.TensorParallel)
+	positiveInt(ps, pre+"max_num_seqs", s.MaxNumSeqs)
+	positiveInt(ps, pre+"max_num_batched_tokens", s.MaxNumBatchedTokens)
+	positiveInt(ps, pre+"block_size", s.BlockSize)
+	fraction(ps, pre+"gpu_memory_utilization", s.GPUMemoryUtilization)
+	fraction(ps, pre+"compute_efficiency", s.ComputeEfficiency)
+	fraction(ps, pre+"bandwidth_efficiency", s.BandwidthEfficiency)
+	if s.OverheadMs < 0 {
+		ps.add(pre+"overhead_ms", s.OverheadMs, "must be >= 0")
+	}
+	if s.SpeedUp <= 0 {
+		ps.add(pre+"speed_up", s.SpeedUp, "must be > 0")
+	}
+	if s.OutputTokens != nil {
+		checkDist(ps, pre+"output_tokens", *s.OutputTokens, true)
+	}
+}
+
+// fraction requires 0 < v <= 1.
+func fraction(ps *problems, path string, v float64) {
+	if v <= 0 || v > 1 {
+		ps.add(path, v, "must be > 0 and <= 1")
+	}
+}
+
+// checkDist validates a distribution; tokens requires values >= 1 (else >= 0, seconds).
+func checkDist(ps *problems, path string, d Dist, tokens bool) {
+	lo, loMsg := 0.0, ">= 0"
+	if tokens {
+		lo, loMsg = 1, ">= 1"
+	}
+	switch d.Kind {
+	case DistFixed:
+		if d.Value < lo {
+			ps.add(path+".value", d.Value, "must be %s", loMsg)
+		}
+	case DistUniform:
+		if d.Min < lo {
+			ps.add(path+".min", d.Min, "must be %s", loMsg)
+		}
+		if d.Max < d.Min || d.Max <= 0 {
+			ps.add(path+".max", d.Max, "must be > 0 and >= min (%g)", d.Min)
+		}
+	case DistNormal, DistLognormal:
+		if d.Mean <= 0 {
+			ps.add(path+".mean", d.Mean, "must be > 0")
+		}
+		if d.StdDev < 0 {
+			ps.add(path+".stddev", d.StdDev, "must be >= 0")
+		}
+		if d.Min < 0 {
+			ps.add(path+".min", d.Min, "must be >= 0")
+		}
+		if d.Max != 0 && d.Max < d.Min {
+			ps.add(path+".max", d.Max, "must be >= min (%g), or 0 for no cap", d.Min)
+		}
+	case DistEmpirical:
+		if d.File == "" {
+			ps.add(path+".file", d.File, "must name a CSV or JSONL file with the values")
+		} else {
+			checkFile(ps, path+".file", d.File)
+		}
+		if d.Column == "" {
+			ps.add(path+".column", d.Column, "must name the column (CSV header or JSON field) holding the values")
+		}
+	default:
+		ps.add(path+".dist", d.Kind, "%s", oneOf(DistKinds))
+	}
+}
+
+func (p *Plan) checkSegments(ps *problems) {
+	if len(p.Segments) == 0 {
+		ps.add("segments", raw("an empty list"), "must list at least one segment")
+		return
+	}
+	seen := map[string]int{}
+	var sum float64
+	for i, s := range p.Segments {
+		pre := fmt.Sprintf("segments[%d].", i)
+		switch j, dup := seen[s.Name]; {
+		case !nameRE.MatchString(s.Name):
+			ps.add(pre+"name", s.Name, "must be letters, digits, '.', '_' or '-'")
+		case s.Name == MixSegment:
+			ps.add(pre+"name", s.Name, "must not be %q (reserved for the weighted mix)", MixSegment)
+		case dup:
+			ps.add(pre+"name", s.Name, "must be unique (segments[%d] has it)", j)
+		}
+		seen[s.Name] = i
+		if s.Weight < 0 {
+			ps.add(pre+"weight", s.Weight, "must be >= 0")
+		} else {
+			sum += s.Weight
+		}
+		nonNegInt(ps, pre+"shared_prefix_tokens", s.SharedPrefixTokens)
+		if s.Trace != nil {
+			checkTrace(ps, pre+"trace", *s.Trace)
+		} else {
+			checkDist(ps, pre+"prompt_tokens", s.PromptTokens, true)
+			checkDist(ps, pre+"output_tokens", s.OutputTokens, true)
+		}
+		if m := s.MultiTurn; m != nil {
+			positiveInt(ps, pre+"multi_turn.turns", m.Turns)
+			if m.ThinkTimeS.Kind != "" {
+				checkDist(ps, pre+"multi_turn.think_time_s", m.ThinkTimeS, false)
+			}
+		}
+	}
+	if sum <= 0 {
+		ps.add("segments[*].weight", raw(fmt.Sprintf("a sum of %g", sum)), "weights must sum to a positive number")
+	}
+}
+
+func checkTrace(ps *problems, path string, t Trace) {
+	if !slices.Contains(TraceFormats, t.Format) {
+		ps.add(path+".format", t.Format, "%s", oneOf(TraceFormats))
+	}
+	if t.File == "" {
+		ps.add(path+".file", t.File, "must name the trace file")
+	} else {
+		checkFile(ps, path+".file", t.File)
+	}
+	for _, f := range []struct {
+		k string
+		v float64
+	}{{"time_scale", t.TimeScale}, {"prompt_scale", t.PromptScale}, {"output_scale", t.OutputScale}} {
+		if f.v <= 0 {
+			ps.add(path+"."+f.k, f.v, "must be > 0")
+		}
+	}
+	nonNegInt(ps, path+".max_prompt_tokens", t.MaxPromptTokens)
+	nonNegInt(ps, path+".max_output_tokens", t.MaxOutputTokens)
+	nonNegInt(ps, path+".start_row", t.StartRow)
+	nonNegInt(ps, path+".rows", t.Rows)
+}

@@ -1,0 +1,158 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// needsLadder reports whether some step will use the ladder's levels (a non-trace
+// segment run alone, or the mix).
+func (p *Plan) needsLadder() bool {
+	if p.Ladder.Mix {
+		return true
+	}
+	if p.Ladder.PerSegment != nil && !*p.Ladder.PerSegment {
+		return false
+	}
+	for _, s := range p.Segments {
+		if s.Trace == nil {
+			return true
+		}
+	}
+	return len(p.Segments) == 0
+}
+
+func (p *Plan) checkLadder(ps *problems) {
+	l := p.Ladder
+	switch {
+	case len(l.Concurrency) > 0 && len(l.Rate) > 0:
+		ps.add("ladder.rate", l.Rate, "set only one of ladder.concurrency and ladder.rate")
+	case len(l.Concurrency) == 0 && len(l.Rate) == 0 && p.needsLadder():
+		ps.add("ladder", raw("an empty ladder"), "must set ladder.concurrency (e.g. [1, 2, 4, 8]) or ladder.rate (req/s)")
+	}
+	for i, c := range l.Concurrency {
+		positiveInt(ps, fmt.Sprintf("ladder.concurrency[%d]", i), c)
+	}
+	for i, r := range l.Rate {
+		if r <= 0 {
+			ps.add(fmt.Sprintf("ladder.rate[%d]", i), r, "must be > 0 (req/s)")
+		}
+	}
+	if !slices.Contains(Arrivals, l.Arrival) {
+		ps.add("ladder.arrival", l.Arrival, "%s", oneOf(Arrivals))
+	}
+	if l.Burstiness <= 0 {
+		ps.add("ladder.burstiness", l.Burstiness, "must be > 0 (gamma shape: 1 = Poisson, < 1 burstier)")
+	}
+	nonNegInt(ps, "ladder.max_concurrency", l.MaxConcurrency)
+	nonNegInt(ps, "ladder.warmup.requests", l.Warmup.Requests)
+	nonNegDur(ps, "ladder.warmup.duration", l.Warmup.Duration)
+	nonNegDur(ps, "ladder.duration", l.Duration)
+	nonNegInt(ps, "ladder.requests", l.Requests)
+	if l.Duration == 0 && l.Requests == 0 && p.needsLadder() {
+		ps.add("ladder.duration", l.Duration, "set ladder.duration and/or ladder.requests to bound each step's measurement window")
+	}
+	nonNegDur(ps, "ladder.grace", l.Grace)
+	nonNegDur(ps, "ladder.cooldown", l.Cooldown)
+	if l.PerSegment != nil && !*l.PerSegment && !l.Mix {
+		ps.add("ladder.mix", false, "must be true when ladder.per_segment is false (otherwise nothing runs)")
+	}
+	if e := l.EarlyStop; e.Enabled {
+		if e.Factor < 1 {
+			ps.add("ladder.early_stop.factor", e.Factor, "must be >= 1")
+		}
+		positiveInt(ps, "ladder.early_stop.consecutive", e.Consecutive)
+	}
+}
+
+// slaMaps returns the SLA latency maps by metric, in SLAMetrics order.
+func (s SLA) slaMaps() []map[string]float64 {
+	return []map[string]float64{s.TTFTMs, s.TTFOMs, s.ITLMs, s.E2EMs}
+}
+
+func (p *Plan) checkSLA(ps *problems) {
+	for i, m := range p.SLA.slaMaps() {
+		key := "sla." + SLAMetrics[i] + "_ms"
+		for _, stat := range sortedKeys(m) {
+			if !slices.Contains(Stats, stat) {
+				ps.add(key+"."+stat, raw("statistic "+strconv.Quote(stat)), "%s", oneOf(Stats))
+				continue
+			}
+			if m[stat] <= 0 {
+				ps.add(key+"."+stat, m[stat], "must be > 0 (ms)")
+			}
+		}
+	}
+	if r := p.SLA.MaxErrorRate; r < 0 || r > 1 {
+		ps.add("sla.max_error_rate", r, "must be between 0 and 1 (a fraction)")
+	}
+	nonNegDur(ps, "sla.think_time", p.SLA.ThinkTime)
+}
+
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (p *Plan) checkCapture(ps *problems) {
+	c := p.Capture
+	if !c.Enabled {
+		return
+	}
+	if !slices.Contains(CaptureModes, c.Mode) {
+		ps.add("capture.mode", c.Mode, "%s", oneOf(CaptureModes))
+	}
+	if c.Mode == "launch" && p.Target.Launch == nil {
+		ps.add("capture.mode", c.Mode, "launch mode needs target.launch (the server command to run under nsys)")
+	}
+	for i, s := range c.Steps {
+		pre := fmt.Sprintf("capture.steps[%d].", i)
+		if s.Segment != MixSegment && p.segment(s.Segment) == nil {
+			ps.add(pre+"segment", s.Segment, "must be a segment name or %q", MixSegment)
+		}
+		nonNegInt(ps, pre+"concurrency", s.Concurrency)
+		if s.Rate < 0 {
+			ps.add(pre+"rate", s.Rate, "must be >= 0")
+		}
+	}
+	nonNegDur(ps, "capture.duration", c.Duration)
+	nonNegDur(ps, "capture.delay", c.Delay)
+}
+
+func (p *Plan) checkReport(ps *problems) {
+	r := p.Report
+	for i, f := range r.Formats {
+		if !slices.Contains(ReportFormats, f) {
+			ps.add(fmt.Sprintf("report.formats[%d]", i), f, "%s", oneOf(ReportFormats))
+		}
+	}
+	if r.GPUHourUSD < 0 {
+		ps.add("report.gpu_hour_usd", r.GPUHourUSD, "must be >= 0")
+	}
+	for i, u := range r.TargetUsers {
+		positiveInt(ps, fmt.Sprintf("report.target_users[%d]", i), u)
+	}
+	if r.Headroom < 0 || r.Headroom >= 1 {
+		ps.add("report.headroom", r.Headroom, "must be >= 0 and < 1 (a spare-capacity fraction)")
+	}
+	nonNegInt(ps, "report.gpus_per_replica", r.GPUsPerReplica)
+}
+
+// Constraints returns the SLA latency constraints sorted by metric (ttft, ttfo, itl,
+// e2e) and then statistic (p50, p90, p95, p99, mean); unknown statistics are skipped.
+func (p *Plan) Constraints() []Constraint {
+	var out []Constraint
+	for i, m := range p.SLA.slaMaps() {
+		for _, stat := range Stats {
+			if v, ok := m[stat]; ok {
+				out = append(out, Constraint{Metric: SLAMetrics[i], Stat: stat, ThresholdMs: v})
+			}
+		}
+	}
+	return out
+}
