@@ -68,7 +68,13 @@ type StepSummary struct {
 	IntendedPromptTokensMean float64 `json:"intended_prompt_tokens_mean"`
 	AchievedPromptTokensMean float64 `json:"achieved_prompt_tokens_mean"`
 	// EarlyStopped marks the step that triggered the early-stop rule.
-	EarlyStopped bool   `json:"early_stopped,omitempty"`
+	EarlyStopped bool `json:"early_stopped,omitempty"`
+	// SLAViolation, when the early-stop rule is enabled, names the SLA constraint this
+	// step broke by more than early_stop.factor (empty when none); resume uses it to
+	// continue the consecutive-violation count.
+	SLAViolation string `json:"sla_violation,omitempty"`
+	// MaxInFlight is the most requests the sweep had in flight at once during the step.
+	MaxInFlight  int    `json:"max_in_flight,omitempty"`
 	Captured     string `json:"captured,omitempty"` // profile directory when captured
 	CaptureError string `json:"capture_error,omitempty"`
 }

@@ -2,18 +2,30 @@ package sweep
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep/sim"
 )
 
 // Options configures a sweep.
 type Options struct {
 	// OutDir is the run directory (created if absent).
 	OutDir string
-	// Resume continues an interrupted run in OutDir at its first unfinished step.
+	// Resume continues an interrupted run in OutDir at its first unfinished step. The
+	// steps come from OutDir's run.json; a nil plan means the plan stored there (whose
+	// API key is not stored: pass the re-loaded plan for targets that need one).
 	Resume bool
 	// Progress receives the live progress display; nil or a non-terminal is quiet.
 	Progress io.Writer
@@ -48,9 +60,202 @@ type Launcher interface {
 // completed record is on disk and the run can be resumed.
 var ErrInterrupted = errors.New("sweep interrupted")
 
+// runner is one sweep in progress.
+type runner struct {
+	plan     *plan.Plan
+	opts     Options
+	dir      string
+	runID    string
+	log      *slog.Logger
+	client   requestDoer
+	out      *runWriter
+	meta     *RunMeta
+	progress *progress
+	scrape   *scraper
+	segs     []*segmentGen
+	baseURL  string
+}
+
 // Run drives every step of p against its target, writing the run directory
 // (run.json, records.jsonl, steps.jsonl, server-metrics.jsonl). A cancelled ctx ends the
-// sweep with ErrInterrupted after recording what completed.
+// sweep with ErrInterrupted after recording what completed (in-flight requests are
+// recorded as cancelled; run.json says interrupted). Other errors (bad plan, target not
+// reachable, disk) mark run.json failed when it exists.
 func Run(ctx context.Context, p *plan.Plan, opts Options) error {
-	return errors.New("sweep.Run: not implemented yet")
+	if opts.OutDir == "" {
+		return errors.New("sweep: no run directory (Options.OutDir)")
+	}
+	rn := &runner{opts: opts, dir: opts.OutDir, log: opts.Logger}
+	if rn.log == nil {
+		rn.log = slog.Default()
+	}
+	done, err := rn.prepare(p)
+	if err != nil {
+		return err
+	}
+	defer rn.out.close()
+	err = rn.drive(ctx, done)
+	return rn.finish(err)
+}
+
+// prepare opens the run directory (fresh or resumed) and returns the finished steps.
+func (rn *runner) prepare(p *plan.Plan) (map[int]StepSummary, error) {
+	done := map[int]StepSummary{}
+	if rn.opts.Resume {
+		rs, err := loadResume(rn.dir)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			p = &rs.meta.Plan
+		}
+		rn.meta, done, rn.runID = rs.meta, rs.done, rs.meta.RunID
+	} else {
+		if p == nil {
+			return nil, errors.New("sweep: nil plan")
+		}
+		if _, err := os.Stat(filepath.Join(rn.dir, FileRun)); err == nil {
+			return nil, fmt.Errorf("sweep: %s already holds a run (resume it, or choose another directory)", rn.dir)
+		}
+		rn.runID = newRunID(p.Name)
+		host, _ := os.Hostname()
+		rn.meta = &RunMeta{RunID: rn.runID, ToolVersion: rn.opts.Version, Host: host,
+			StartedAt: time.Now().UTC(), Plan: *p.Redacted(), Steps: p.Steps()}
+	}
+	rn.plan = p
+	rn.meta.State = StateRunning
+	rn.meta.FinishedAt = nil
+	for i := range p.Segments {
+		g, err := newSegmentGen(p, i, "")
+		if err != nil {
+			return nil, fmt.Errorf("sweep: %w", err)
+		}
+		rn.segs = append(rn.segs, g)
+	}
+	var err error
+	if rn.out, err = openRunWriter(rn.dir); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	return done, nil
+}
+
+func newRunID(name string) string {
+	var b [3]byte
+	rand.Read(b[:])
+	id := time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+	if name != "" {
+		id = strings.Map(func(r rune) rune {
+			if r == '/' || r == ' ' || r == '\\' {
+				return '-'
+			}
+			return r
+		}, name) + "-" + id
+	}
+	return id
+}
+
+// drive starts the target, scraping and the display, and runs the unfinished steps.
+func (rn *runner) drive(ctx context.Context, done map[int]StepSummary) error {
+	stop, err := rn.startTarget(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := stop(); err != nil {
+			rn.log.Warn("stopping the target failed", "err", err)
+		}
+	}()
+	rn.meta.Models = fetchModels(ctx, rn.baseURL)
+	if err := rn.out.writeMeta(rn.meta); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	rn.client = NewClient(ClientConfig{BaseURL: rn.baseURL, API: rn.plan.Target.API,
+		Model: rn.plan.Target.Model, APIKey: rn.plan.Target.APIKey, Temperature: rn.plan.Target.Temperature,
+		ExtraBody: rn.plan.Target.ExtraBody, ConnectTimeout: rn.plan.Target.ConnectTimeout,
+		FirstByteTimeout: rn.plan.Target.FirstByteTimeout, IdleTimeout: rn.plan.Target.IdleTimeout,
+		RequestTimeout: rn.plan.Target.RequestTimeout, SaveICL: rn.opts.SaveICL})
+	rn.scrape = startScraper(rn.metricsURLs(), rn.plan.Target.MetricsInterval, rn.out, rn.log)
+	defer rn.scrape.stop()
+	rn.progress = newProgress(rn.opts.Progress, len(rn.meta.Steps))
+	defer rn.progress.close()
+	return rn.runSteps(ctx, done)
+}
+
+// startTarget starts the simulator, a Launcher or target.launch; it sets rn.baseURL.
+func (rn *runner) startTarget(ctx context.Context) (stop func() error, err error) {
+	t := rn.plan.Target
+	rn.baseURL = t.URL
+	noop := func() error { return nil }
+	switch {
+	case t.IsSimulator():
+		// The simulator outlives ctx so in-flight bookkeeping finishes after Ctrl-C.
+		srv, err := sim.Start(context.WithoutCancel(ctx), t.Simulator, "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("sweep: start simulator: %w", err)
+		}
+		rn.baseURL = srv.URL()
+		rn.meta.Target = TargetInfo{URL: srv.URL(), Simulator: true}
+		if s, ok := any(srv).(interface{ Settings() map[string]any }); ok {
+			rn.meta.Target.Settings = s.Settings()
+		}
+		return srv.Close, nil
+	case rn.opts.Launcher != nil:
+		stop, err = rn.opts.Launcher.Start(ctx, rn.plan, rn.dir)
+	case t.Launch != nil:
+		stop, err = launchTarget(ctx, rn.plan, rn.dir)
+	default:
+		stop = noop
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sweep: start target: %w", err)
+	}
+	rn.meta.Target = TargetInfo{URL: rn.meta.Plan.Target.URL}
+	return stop, nil
+}
+
+// metricsURLs are the configured endpoints plus the simulator's own /metrics.
+func (rn *runner) metricsURLs() []string {
+	urls := append([]string(nil), rn.plan.Target.MetricsURLs...)
+	if rn.plan.Target.IsSimulator() {
+		urls = append(urls, strings.TrimSuffix(strings.TrimRight(rn.baseURL, "/"), "/v1")+"/metrics")
+	}
+	return urls
+}
+
+// fetchModels returns the decoded body of GET {base}/models, or nil.
+func fetchModels(ctx context.Context, base string) any {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, modelsURL(base), nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var v any
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&v) != nil {
+		return nil
+	}
+	return v
+}
+
+// finish writes run.json's final state and maps err to Run's result.
+func (rn *runner) finish(err error) error {
+	now := time.Now().UTC()
+	switch {
+	case err == nil:
+		rn.meta.State = StateComplete
+		rn.meta.FinishedAt = &now
+	case errors.Is(err, ErrInterrupted):
+		rn.meta.State = StateInterrupted
+	default:
+		rn.meta.State = StateFailed
+	}
+	if werr := rn.out.writeMeta(rn.meta); werr != nil && err == nil {
+		return fmt.Errorf("sweep: %w", werr)
+	}
+	return err
 }

@@ -1,0 +1,136 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/llmcap/llmcap/plan"
+)
+
+// runSteps runs every step not yet finished, in order, applying the early-stop rule.
+func (rn *runner) runSteps(ctx context.Context, done map[int]StepSummary) error {
+	stopped := map[string]bool{} // segments whose ladder was early-stopped
+	streak := map[string]int{}   // consecutive SLA-violating steps per segment
+	prev := make([]StepSummary, 0, len(done))
+	for _, s := range done {
+		prev = append(prev, s)
+	}
+	sort.Slice(prev, func(i, j int) bool { return prev[i].Index < prev[j].Index })
+	for _, s := range prev {
+		rn.progress.endStep()
+		streak[s.Segment] = nextStreak(streak[s.Segment], s.SLAViolation)
+		if s.EarlyStopped {
+			stopped[s.Segment] = true
+		}
+	}
+	for _, st := range rn.meta.Steps {
+		if _, ok := done[st.Index]; ok {
+			continue
+		}
+		if stopped[st.Segment] {
+			rn.progress.endStep()
+			continue
+		}
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		sum, err := rn.runStep(ctx, st, streak)
+		if err != nil {
+			return err
+		}
+		if sum.EarlyStopped {
+			stopped[st.Segment] = true
+			rn.log.Info("early stop: ladder ended", "segment", st.Segment, "step", st.Index, "reason", sum.SLAViolation)
+		}
+		if err := rn.cooldown(ctx, st.Cooldown); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nextStreak(n int, violation string) int {
+	if violation == "" {
+		return 0
+	}
+	return n + 1
+}
+
+// runStep runs one step and writes its records (always, even when interrupted) and, when
+// it finished, its summary: a step is finished once its steps.jsonl line is on disk.
+func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]int) (StepSummary, error) {
+	wl, trace, err := rn.workloadFor(st)
+	if err != nil {
+		return StepSummary{}, err
+	}
+	rn.scrape.setStep(st.Index)
+	defer rn.scrape.setStep(-1)
+	rn.progress.beginStep(fmt.Sprintf("%s step %d/%d %s=%g", st.Segment, st.Index+1, len(rn.meta.Steps), st.Schedule, st.Load()))
+	rn.log.Debug("step start", "step", st.Index, "segment", st.Segment, "schedule", st.Schedule, "load", st.Load())
+	s := newStepRun(rn, st, wl, trace)
+	sum, results, runErr := s.run(ctx)
+	if err := rn.out.appendRecords(results); err != nil {
+		return sum, fmt.Errorf("sweep step %d: %w", st.Index, err)
+	}
+	if runErr != nil {
+		return sum, runErr
+	}
+	es := rn.plan.Ladder.EarlyStop
+	if es.Enabled {
+		factor := es.Factor
+		if factor <= 0 {
+			factor = 1
+		}
+		_, sum.SLAViolation = slaViolation(rn.plan.SLA, results, factor)
+		streak[st.Segment] = nextStreak(streak[st.Segment], sum.SLAViolation)
+		sum.EarlyStopped = streak[st.Segment] >= max(es.Consecutive, 1)
+	}
+	if err := rn.out.appendStep(&sum); err != nil {
+		return sum, fmt.Errorf("sweep step %d: %w", st.Index, err)
+	}
+	if err := rn.out.syncMetrics(); err != nil {
+		rn.log.Warn("sync server metrics", "err", err)
+	}
+	rn.progress.endStep()
+	return sum, nil
+}
+
+// workloadFor returns the step's workload and, for a trace step, its trace segment.
+func (rn *runner) workloadFor(st plan.Step) (*workload, *segmentGen, error) {
+	segs := rn.segs
+	if st.Segment != plan.MixSegment {
+		segs = nil
+		for _, g := range rn.segs {
+			if g.name == st.Segment {
+				segs = []*segmentGen{g}
+			}
+		}
+	}
+	if len(segs) == 0 {
+		return nil, nil, fmt.Errorf("sweep step %d: unknown segment %q", st.Index, st.Segment)
+	}
+	var trace *segmentGen
+	if st.Schedule == plan.ScheduleTrace {
+		if trace = segs[0]; trace.trace == nil {
+			return nil, nil, fmt.Errorf("sweep step %d: segment %q has no trace", st.Index, st.Segment)
+		}
+	}
+	return newWorkload(rn.plan, st.Index, segs), trace, nil
+}
+
+// cooldown pauses between steps; a cancelled ctx ends it with ErrInterrupted.
+func (rn *runner) cooldown(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ErrInterrupted
+	}
+}

@@ -1,0 +1,143 @@
+package sweep
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// runWriter owns a run directory's files: run.json (rewritten atomically),
+// records.jsonl and steps.jsonl (appended and fsynced per step) and
+// server-metrics.jsonl (appended per scrape, fsynced per step).
+type runWriter struct {
+	dir     string
+	records *os.File
+	steps   *os.File
+	metrics *os.File
+	mu      sync.Mutex // guards metrics
+}
+
+// openRunWriter opens (creating) the append-only files of dir.
+func openRunWriter(dir string) (*runWriter, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create run directory: %w", err)
+	}
+	w := &runWriter{dir: dir}
+	var err error
+	for _, f := range []struct {
+		name string
+		dst  **os.File
+	}{{FileRecords, &w.records}, {FileSteps, &w.steps}, {FileServerMetrics, &w.metrics}} {
+		*f.dst, err = os.OpenFile(filepath.Join(dir, f.name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			w.close()
+			return nil, fmt.Errorf("open %s: %w", f.name, err)
+		}
+	}
+	return w, nil
+}
+
+func (w *runWriter) close() error {
+	var first error
+	for _, f := range []*os.File{w.records, w.steps, w.metrics} {
+		if f == nil {
+			continue
+		}
+		if err := f.Sync(); err != nil && first == nil {
+			first = err
+		}
+		if err := f.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// writeMeta writes run.json atomically (temporary file, fsync, rename).
+func (w *runWriter) writeMeta(m *RunMeta) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", FileRun, err)
+	}
+	return writeFileAtomic(filepath.Join(w.dir, FileRun), append(b, '\n'))
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// appendRecords appends one JSON line per record and fsyncs.
+func (w *runWriter) appendRecords(results []stepResult) error {
+	bw := bufio.NewWriterSize(w.records, 1<<16)
+	enc := json.NewEncoder(bw)
+	for _, r := range results {
+		if err := enc.Encode(r.rec); err != nil {
+			return fmt.Errorf("write %s: %w", FileRecords, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", FileRecords, err)
+	}
+	if err := w.records.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", FileRecords, err)
+	}
+	return nil
+}
+
+// appendStep appends a step summary line and fsyncs; the step is then finished.
+func (w *runWriter) appendStep(sum *StepSummary) error {
+	b, err := json.Marshal(sum)
+	if err != nil {
+		return fmt.Errorf("encode step %d: %w", sum.Index, err)
+	}
+	if _, err := w.steps.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("write %s: %w", FileSteps, err)
+	}
+	if err := w.steps.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", FileSteps, err)
+	}
+	return nil
+}
+
+// appendMetric appends one scrape as a line (one write call, so lines never interleave).
+func (w *runWriter) appendMetric(m *MetricSample) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encode metric sample: %w", err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.metrics.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("write %s: %w", FileServerMetrics, err)
+	}
+	return nil
+}
+
+// syncMetrics fsyncs server-metrics.jsonl.
+func (w *runWriter) syncMetrics() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.metrics.Sync()
+}
