@@ -1,19 +1,338 @@
 package analysis
 
-import "errors"
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
+)
 
 // Analyze reads the run directory dir (run.json, records.jsonl, steps.jsonl,
-// server-metrics.jsonl, profiles/) and computes its Analysis.
+// server-metrics.jsonl, profiles/) and computes its Analysis. run.json and
+// records.jsonl are required; the rest is optional.
 func Analyze(dir string) (*Analysis, error) {
-	return nil, errors.New("analysis.Analyze: not implemented yet")
+	in, err := readRun(dir)
+	if err != nil {
+		return nil, fmt.Errorf("analyze %s: %w", dir, err)
+	}
+	return analyzeInputs(in), nil
 }
 
-// WriteJSON writes a as dir/analysis.json.
+// analyzeInputs computes the Analysis of a read run directory.
+func analyzeInputs(in *runInputs) *Analysis {
+	p := &in.meta.Plan
+	a := &Analysis{RunID: in.meta.RunID, ToolVersion: in.meta.ToolVersion, Plan: *p,
+		Constraints: constraintsOf(p.SLA), Warnings: []string{}, WhatIf: []WhatIf{}}
+	if in.meta.Target.Simulator {
+		a.GroundTruth = in.meta.Target.Settings
+	}
+	a.Schedule = scheduleOf(in)
+	if in.records.bad > 0 {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("%d malformed lines in records.jsonl were skipped", in.records.bad))
+	}
+	if in.meta.State != "" && in.meta.State != sweep.StateComplete {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("the run is %s: some steps may be missing", in.meta.State))
+	}
+	server := serverStats(in.server, in.steps)
+	seed := seedOf(p)
+	for _, name := range segmentNames(in) {
+		inputs := stepInputsFor(in, name)
+		if len(inputs) == 0 {
+			continue
+		}
+		sa := analyzeSegment(name, weightOf(p, name), inputs, in.records, a.Constraints, p, server, seed)
+		if name == plan.MixSegment {
+			a.Mix = &sa
+		} else {
+			a.Segments = append(a.Segments, sa)
+		}
+	}
+	a.Warnings = append(a.Warnings, stepWarnings(a)...)
+	a.Overall, a.OverallSource = overall(a)
+	sz := sizingOf(p)
+	var warns []string
+	a.WhatIf, warns = whatIfRows(a.Overall, sz, p.Report.WhatIfGPUs)
+	if a.WhatIf == nil {
+		a.WhatIf = []WhatIf{}
+	}
+	a.Warnings = append(a.Warnings, warns...)
+	for i := range a.Segments {
+		a.Segments[i].WhatIf, _ = whatIfRows(a.Segments[i].Capacity, sz, nil)
+	}
+	a.Kernels = kernelsOf(in)
+	a.Answer = answerSentence(a, sz)
+	return a
+}
+
+// analyzeSegment computes the steps, fit, regimes and capacity of one segment.
+func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, cons []plan.Constraint,
+	p *plan.Plan, server map[int]*ServerStats, seed uint64) SegmentAnalysis {
+	sa := SegmentAnalysis{Segment: name, Weight: weight}
+	type pair struct {
+		s  StepStats
+		sm *stepSamples
+	}
+	pairs := make([]pair, 0, len(inputs))
+	for _, si := range inputs {
+		s, sm := computeStep(st, si, cons, p.SLA)
+		s.Server = server[si.step]
+		pairs = append(pairs, pair{s, sm})
+	}
+	sort.SliceStable(pairs, func(i, j int) bool {
+		if pairs[i].s.Load != pairs[j].s.Load {
+			return pairs[i].s.Load < pairs[j].s.Load
+		}
+		return pairs[i].s.Step < pairs[j].s.Step
+	})
+	steps := make([]StepStats, len(pairs))
+	smp := make([]*stepSamples, len(pairs))
+	for i := range pairs {
+		steps[i], smp[i] = pairs[i].s, pairs[i].sm
+	}
+	maxErr := maxErrorRate(p.SLA)
+	sf := fitSteps(steps, cons, nil)
+	classifySteps(steps, sf)
+	r := capacityOf(steps, cons, maxErr, sf)
+	c := Capacity{Method: r.method, LimitingConstraint: r.binding}
+	c.Bottleneck, c.BottleneckEvidence = bottleneckOf(r, steps, sf)
+	c.Advice = adviceFor(c.Bottleneck)
+	atCapacity(&c, r, steps, sf, p.SLA.ThinkTime.Seconds())
+	c.CILow, c.CIHigh = r.value, r.value
+	if sf.ok {
+		sa.Fit = buildFit(steps, sf)
+		b := bootstrapSegment(steps, smp, cons, maxErr, sf, seed^hashString(name))
+		applyBootstrap(sa.Fit, &c, b, r)
+	}
+	sa.Steps, sa.Capacity = steps, c
+	return sa
+}
+
+// applyBootstrap copies the bootstrap's 95% intervals into the fit and capacity.
+func applyBootstrap(f *Fit, c *Capacity, b bootResult, r capResult) {
+	f.BootstrapReps = b.reps
+	f.SlotsCILow, f.SlotsCIHigh = f.Slots, f.Slots
+	if lo, hi := ci95(b.slots); !math.IsNaN(lo) {
+		f.SlotsCILow, f.SlotsCIHigh = lo, hi
+	}
+	if lo, hi := ci95(b.caps); !math.IsNaN(lo) && r.method != MethodBelowFirstStep && r.method != MethodNoData {
+		c.CILow, c.CIHigh = math.Min(lo, r.value), math.Max(hi, r.value)
+	}
+	loads := len(f.Curve)
+	for i := 0; i < loads && i < len(b.curves); i++ {
+		if lo, hi := ci95(b.curves[i]); !math.IsNaN(lo) {
+			f.Curve[i].TTFTLowMs = math.Min(lo, f.Curve[i].TTFTp95Ms)
+			f.Curve[i].TTFTHigh = math.Max(hi, f.Curve[i].TTFTp95Ms)
+		}
+	}
+	for i, x := range f.Residuals {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			f.Residuals[i] = 0
+		}
+	}
+}
+
+// segmentNames lists the segments to analyse: the plan's, then any others seen in the
+// records, then the mix.
+func segmentNames(in *runInputs) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in.meta.Plan.Segments {
+		if !seen[s.Name] {
+			seen[s.Name] = true
+			out = append(out, s.Name)
+		}
+	}
+	for _, g := range in.records.order {
+		if n := g.key.stepSeg; !seen[n] && n != plan.MixSegment {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return append(out, plan.MixSegment)
+}
+
+// stepInputsFor returns a segment's steps: its own ladder's steps, or, when it ran only
+// inside the mix, the mix steps restricted to requests drawn from it.
+func stepInputsFor(in *runInputs, name string) []stepInput {
+	var own, mix []*group
+	for _, g := range in.records.order {
+		switch g.key.stepSeg {
+		case name:
+			own = append(own, g)
+		case plan.MixSegment:
+			mix = append(mix, g)
+		}
+	}
+	var out []stepInput
+	for _, g := range own {
+		out = append(out, inputOf(in, g, name, g.idx, g.icl))
+	}
+	if len(out) > 0 || name == plan.MixSegment {
+		return out
+	}
+	id, ok := in.records.ids[name]
+	if !ok {
+		return nil
+	}
+	for _, g := range mix {
+		var idx []int32
+		for _, i := range g.idx {
+			if in.records.reqs[i].drawn == id {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) > 0 {
+			out = append(out, inputOf(in, g, name, idx, nil))
+		}
+	}
+	return out
+}
+
+func inputOf(in *runInputs, g *group, name string, idx []int32, icl []float64) stepInput {
+	si := stepInput{step: g.key.step, segment: name, schedule: g.schedule, concurrency: g.concurrency,
+		rate: g.rate, idx: idx, icl: icl}
+	if s, ok := in.stepOf(g.key.step); ok {
+		si.schedule, si.concurrency, si.rate = s.Schedule, s.Concurrency, s.Rate
+	}
+	if si.schedule == "" {
+		si.schedule = plan.ScheduleConcurrency
+		if si.concurrency == 0 && si.rate > 0 {
+			si.schedule = plan.ScheduleRate
+		}
+	}
+	return si
+}
+
+func scheduleOf(in *runInputs) string {
+	if len(in.meta.Plan.Ladder.Rate) > 0 {
+		return plan.ScheduleRate
+	}
+	for _, g := range in.records.order {
+		if g.schedule != "" {
+			return g.schedule
+		}
+	}
+	return plan.ScheduleConcurrency
+}
+
+func weightOf(p *plan.Plan, name string) float64 {
+	var total, w float64
+	for _, s := range p.Segments {
+		total += s.Weight
+		if s.Name == name {
+			w = s.Weight
+		}
+	}
+	if name == plan.MixSegment {
+		return 1
+	}
+	if total > 0 {
+		return w / total
+	}
+	return 0
+}
+
+// overall picks the headline capacity: the mix's when present, else the tightest segment.
+func overall(a *Analysis) (Capacity, string) {
+	if a.Mix != nil {
+		return a.Mix.Capacity, plan.MixSegment
+	}
+	best, src := Capacity{Method: MethodNoData, Bottleneck: RegimeNone}, ""
+	for i, s := range a.Segments {
+		v := loadOf(s.Capacity)
+		if i == 0 || v < loadOf(best) {
+			best, src = s.Capacity, s.Segment
+		}
+	}
+	return best, src
+}
+
+func loadOf(c Capacity) float64 {
+	if c.MaxRateWithinSLA > 0 {
+		return c.MaxRateWithinSLA
+	}
+	return c.MaxConcurrencyWithinSLA
+}
+
+// stepWarnings warns about every step that did not reach steady state, and about
+// segments whose capacity is extrapolated or below the first step.
+func stepWarnings(a *Analysis) []string {
+	var out []string
+	all := append([]SegmentAnalysis(nil), a.Segments...)
+	if a.Mix != nil {
+		all = append(all, *a.Mix)
+	}
+	for _, sa := range all {
+		for _, s := range sa.Steps {
+			if !s.SteadyState {
+				out = append(out, fmt.Sprintf("segment %s, load %s: not in steady state: %s",
+					sa.Segment, fmtNum(s.Load), s.SteadyStateReason))
+			}
+		}
+		switch sa.Capacity.Method {
+		case MethodModel:
+			out = append(out, fmt.Sprintf("segment %s: every step met the SLA; capacity %.1f is extrapolated by the model",
+				sa.Segment, loadOf(sa.Capacity)))
+		case MethodBelowFirstStep:
+			out = append(out, fmt.Sprintf("segment %s: the SLA fails already at the lowest load (%s)",
+				sa.Segment, sa.Capacity.LimitingConstraint))
+		}
+	}
+	return out
+}
+
+// kernelsOf attaches step identities to the profiles' kernel summaries.
+func kernelsOf(in *runInputs) []KernelSummary {
+	for i := range in.kernels {
+		k := &in.kernels[i]
+		for _, s := range in.steps {
+			if s.Captured != "" && filepath.Base(s.Captured) == k.Dir {
+				k.Step, k.Segment, k.Load = s.Index, s.Segment, s.Load()
+			}
+		}
+	}
+	return in.kernels
+}
+
+func seedOf(p *plan.Plan) uint64 { return uint64(p.Seed) ^ 0x5eed }
+
+func hashString(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// WriteJSON writes a as dir/analysis.json (indented), replacing it atomically.
 func WriteJSON(dir string, a *Analysis) error {
-	return errors.New("analysis.WriteJSON: not implemented yet")
+	b, err := json.MarshalIndent(a, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode analysis: %w", err)
+	}
+	tmp := filepath.Join(dir, FileAnalysis+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write analysis: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, FileAnalysis)); err != nil {
+		return fmt.Errorf("write analysis: %w", err)
+	}
+	return nil
 }
 
 // ReadJSON reads dir/analysis.json.
 func ReadJSON(dir string) (*Analysis, error) {
-	return nil, errors.New("analysis.ReadJSON: not implemented yet")
+	b, err := os.ReadFile(filepath.Join(dir, FileAnalysis))
+	if err != nil {
+		return nil, fmt.Errorf("read analysis: %w", err)
+	}
+	var a Analysis
+	if err := json.Unmarshal(b, &a); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", FileAnalysis, err)
+	}
+	return &a, nil
 }

@@ -109,6 +109,8 @@ type Fit struct {
 	// R2 of the TTFT fit and its residuals per step (measured − predicted, ms).
 	R2        float64   `json:"r2"`
 	Residuals []float64 `json:"residuals"`
+	// BootstrapReps is the number of bootstrap resamples behind the intervals.
+	BootstrapReps int `json:"bootstrap_reps"`
 	// Curve is the model's predicted TTFT p95 / ITL p50 over a load grid (for charts).
 	Curve []CurvePoint `json:"curve"`
 }

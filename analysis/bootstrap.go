@@ -1,0 +1,94 @@
+package analysis
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"github.com/llmcap/llmcap/plan"
+)
+
+// Bootstrap bounds: at most bootReps resamples, each resampling at most bootMaxDraws
+// values per metric and step (an m-out-of-n bootstrap whose deviations are rescaled by
+// √(m/n)), within bootBudget of wall time.
+const (
+	bootReps     = 200
+	bootMaxDraws = 4000
+	bootBudget   = 3 * time.Second
+)
+
+// bootResult are the bootstrap distributions of one segment.
+type bootResult struct {
+	reps   int
+	slots  []float64
+	caps   []float64
+	curves [][]float64 // [grid point][rep] TTFT p95
+}
+
+// bootstrapSegment resamples each step's requests, refits the model and recomputes the
+// capacity, bootReps times or until the time budget runs out.
+func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constraint, maxErr float64,
+	sf segFit, seed uint64) bootResult {
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	loads := curveLoads(steps)
+	out := bootResult{curves: make([][]float64, len(loads))}
+	deadline := time.Now().Add(bootBudget)
+	rep := make([]StepStats, len(steps))
+	start := sf.eval.m
+	for k := 0; k < bootReps && time.Now().Before(deadline); k++ {
+		for i := range steps {
+			rep[i] = steps[i]
+			rep[i].TTFTMs = resample(rng, smp[i].ttft, steps[i].TTFTMs)
+			rep[i].TTFOMs = resample(rng, smp[i].ttfo, steps[i].TTFOMs)
+			rep[i].ITLMs = resample(rng, smp[i].itl, steps[i].ITLMs)
+			rep[i].E2EMs = resample(rng, smp[i].e2e, steps[i].E2EMs)
+		}
+		rf := fitSteps(rep, cons, &start)
+		if !rf.ok {
+			continue
+		}
+		out.reps++
+		out.slots = append(out.slots, rf.eval.m.c)
+		out.caps = append(out.caps, capacityOf(rep, cons, maxErr, rf).value)
+		for j, l := range loads {
+			if cp, ok := curvePoint(rf, l); ok {
+				out.curves[j] = append(out.curves[j], cp.TTFTp95Ms)
+			}
+		}
+	}
+	return out
+}
+
+// resample draws m = min(n, bootMaxDraws) values with replacement and returns their
+// summary with every statistic's deviation from the point estimate scaled by √(m/n).
+func resample(rng *rand.Rand, xs []float64, point Summary) Summary {
+	n := len(xs)
+	if n == 0 {
+		return point
+	}
+	m := min(n, bootMaxDraws)
+	d := make([]float64, m)
+	for i := range d {
+		d[i] = xs[rng.IntN(n)]
+	}
+	s := summarize(d)
+	if m == n {
+		return s
+	}
+	k := math.Sqrt(float64(m) / float64(n))
+	sc := func(rep, pt float64) float64 { return pt + (rep-pt)*k }
+	return Summary{N: point.N, Mean: sc(s.Mean, point.Mean), P50: sc(s.P50, point.P50),
+		P90: sc(s.P90, point.P90), P95: sc(s.P95, point.P95), P99: sc(s.P99, point.P99),
+		Min: point.Min, Max: point.Max, StdDev: point.StdDev}
+}
+
+// ci95 returns the 2.5th and 97.5th percentiles of xs (NaN, NaN when empty).
+func ci95(xs []float64) (float64, float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	c := append([]float64(nil), xs...)
+	sort.Float64s(c)
+	return percentileSorted(c, 2.5), percentileSorted(c, 97.5)
+}

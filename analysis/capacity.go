@@ -1,0 +1,245 @@
+package analysis
+
+import (
+	"math"
+	"sort"
+
+	"github.com/llmcap/llmcap/plan"
+)
+
+// Capacity methods.
+const (
+	MethodMeasured       = "measured"
+	MethodModel          = "model"
+	MethodBelowFirstStep = "below_first_step"
+	MethodNoData         = "no_data"
+)
+
+// ladderStep is what the capacity search needs of one step.
+type ladderStep struct {
+	load     float64
+	stats    map[string]float64 // "metric:stat" → ms
+	errRate  float64
+	requests int
+}
+
+// capResult is a capacity found on a ladder.
+type capResult struct {
+	value   float64 // load within the SLA
+	method  string
+	binding string // constraint that binds first
+	pass    int    // index of the last passing step (−1 none)
+	fail    int    // index of the first failing step (−1 none)
+	frac    float64
+}
+
+// violation is one broken bound at a step: its name, the measured value and threshold.
+type violation struct {
+	name       string
+	value, thr float64
+}
+
+// violations lists the constraints a step breaks (missing data breaks a constraint).
+func violations(s ladderStep, cons []plan.Constraint, maxErr float64) []violation {
+	var out []violation
+	for _, c := range cons {
+		v, ok := s.stats[statKey(c.Metric, c.Stat)]
+		if !ok {
+			v = math.Inf(1)
+		}
+		if v > c.ThresholdMs {
+			out = append(out, violation{constraintName(c), v, c.ThresholdMs})
+		}
+	}
+	if s.errRate > maxErr {
+		out = append(out, violation{"error rate ≤ " + fmtNum(100*maxErr) + "%", s.errRate, maxErr})
+	}
+	if s.requests == 0 {
+		out = append(out, violation{"no measured requests", math.Inf(1), 0})
+	}
+	return out
+}
+
+// measuredCapacity finds the largest load within the SLA on a ladder sorted by load:
+// between the last passing step and the first failing one it interpolates each broken
+// constraint linearly and takes the lowest crossing (the binding constraint).
+func measuredCapacity(steps []ladderStep, cons []plan.Constraint, maxErr float64) capResult {
+	r := capResult{pass: -1, fail: -1}
+	for i, s := range steps {
+		if len(violations(s, cons, maxErr)) > 0 {
+			r.fail = i
+			break
+		}
+		r.pass = i
+	}
+	switch {
+	case len(steps) == 0:
+		r.method = MethodNoData
+		return r
+	case r.fail < 0:
+		r.method, r.value = MethodModel, steps[len(steps)-1].load
+		return r
+	case r.fail == 0:
+		r.method = MethodBelowFirstStep
+		r.binding = worstViolation(violations(steps[0], cons, maxErr))
+		return r
+	}
+	a, b := steps[r.pass], steps[r.fail]
+	r.method, r.value, r.frac = MethodMeasured, b.load, 1
+	for _, v := range violations(b, cons, maxErr) {
+		va := valueAt(a, v.name, cons)
+		f := 0.0
+		if !math.IsInf(v.value, 1) && v.value > va {
+			f = (v.thr - va) / (v.value - va)
+		}
+		f = math.Max(0, math.Min(1, f))
+		if x := a.load + f*(b.load-a.load); x < r.value || r.binding == "" {
+			r.value, r.binding, r.frac = x, v.name, f
+		}
+	}
+	return r
+}
+
+// valueAt returns step s's value of the named bound (constraint or error rate).
+func valueAt(s ladderStep, name string, cons []plan.Constraint) float64 {
+	for _, c := range cons {
+		if constraintName(c) == name {
+			return s.stats[statKey(c.Metric, c.Stat)]
+		}
+	}
+	return s.errRate
+}
+
+// worstViolation names the bound broken by the largest factor.
+func worstViolation(vs []violation) string {
+	best, ratio := "", -1.0
+	for _, v := range vs {
+		r := math.Inf(1)
+		if v.thr > 0 {
+			r = v.value / v.thr
+		}
+		if r > ratio {
+			best, ratio = v.name, r
+		}
+	}
+	return best
+}
+
+// modelEval predicts constraint values from a fitted model with calibrations.
+type modelEval struct {
+	m    qmodel
+	cal  map[string]calib
+	cons []plan.Constraint
+	rate bool // loads are request rates (open loop), not concurrency
+}
+
+// nAt converts a load to requests in the system; ok is false when an open loop's rate
+// reaches the model's maximum throughput (the queue grows without bound).
+func (e modelEval) nAt(load float64) (float64, bool) {
+	if !e.rate {
+		return load, true
+	}
+	return e.m.nForRate(load)
+}
+
+// saturatedName is the bound reported when a rate exceeds the fitted maximum throughput.
+const saturatedName = "request rate < fitted maximum throughput"
+
+// firstViolation returns the name of the first constraint the model breaks at load
+// ("" when all hold).
+func (e modelEval) firstViolation(load float64) string {
+	n, ok := e.nAt(load)
+	if !ok {
+		return saturatedName
+	}
+	for _, c := range e.cons {
+		cal, ok := e.cal[statKey(c.Metric, c.Stat)]
+		if !ok {
+			continue
+		}
+		if e.m.predict(cal, c.Metric, n, e.m.lout) > c.ThresholdMs {
+			return constraintName(c)
+		}
+	}
+	return ""
+}
+
+// maxLoad finds the largest load in [lo, hi] whose predictions all hold, scanning a grid and
+// refining by bisection; binding names the constraint that breaks just above it.
+func (e modelEval) maxLoad(lo, hi float64) (n float64, binding string, ok bool) {
+	if e.firstViolation(lo) != "" {
+		return lo, e.firstViolation(lo), false
+	}
+	const steps = 400
+	prev := lo
+	for i := 1; i <= steps; i++ {
+		x := lo + (hi-lo)*float64(i)/steps
+		if v := e.firstViolation(x); v != "" {
+			a, b := prev, x
+			for k := 0; k < 40; k++ {
+				mid := (a + b) / 2
+				if e.firstViolation(mid) == "" {
+					a = mid
+				} else {
+					b = mid
+				}
+			}
+			return a, e.firstViolation(b), true
+		}
+		prev = x
+	}
+	return hi, "", true
+}
+
+// nForRate solves X(n) = rate (req/s) for n ≤ c; ok is false at or above X_max.
+func (m qmodel) nForRate(rate float64) (float64, bool) {
+	if rate >= m.maxThroughputRps() {
+		return m.c, false
+	}
+	a, b := 0.0, m.c
+	for k := 0; k < 60; k++ {
+		mid := (a + b) / 2
+		if 1000*m.throughput(mid, m.lout) < rate {
+			a = mid
+		} else {
+			b = mid
+		}
+	}
+	return (a + b) / 2, true
+}
+
+// ladderFrom converts step statistics (sorted by load) to capacity inputs.
+func ladderFrom(steps []StepStats, cons []plan.Constraint) []ladderStep {
+	out := make([]ladderStep, 0, len(steps))
+	for i := range steps {
+		s := &steps[i]
+		ls := ladderStep{load: s.Load, errRate: s.ErrorRate, requests: s.Requests, stats: map[string]float64{}}
+		for _, c := range cons {
+			if v, ok := statOf(summaryOf(s, c.Metric), c.Stat); ok {
+				ls.stats[statKey(c.Metric, c.Stat)] = v
+			}
+		}
+		out = append(out, ls)
+	}
+	return out
+}
+
+// sortSteps orders steps by load, then by step index.
+func sortSteps(steps []StepStats) {
+	sort.SliceStable(steps, func(i, j int) bool {
+		if steps[i].Load != steps[j].Load {
+			return steps[i].Load < steps[j].Load
+		}
+		return steps[i].Step < steps[j].Step
+	})
+}
+
+// percentileOf returns the p-th percentile of xs (unsorted; copied).
+func percentileOf(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	c := append([]float64(nil), xs...)
+	sort.Float64s(c)
+	return percentileSorted(c, p)
+}

@@ -1,0 +1,75 @@
+package analysis
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
+)
+
+// writeRunDir writes a run directory (run.json, records.jsonl and, when given,
+// steps.jsonl and server-metrics.jsonl) under a temp dir and returns its path.
+func writeRunDir(t testing.TB, meta sweep.RunMeta, recs []sweep.Record, steps []sweep.StepSummary,
+	samples []sweep.MetricSample) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeJSONFile(t, filepath.Join(dir, sweep.FileRun), meta)
+	writeLines(t, filepath.Join(dir, sweep.FileRecords), recs)
+	if steps != nil {
+		writeLines(t, filepath.Join(dir, sweep.FileSteps), steps)
+	}
+	if samples != nil {
+		writeLines(t, filepath.Join(dir, sweep.FileServerMetrics), samples)
+	}
+	return dir
+}
+
+func writeJSONFile(t testing.TB, path string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeLines[T any](t testing.TB, path string, vs []T) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for i := range vs {
+		if err := enc.Encode(&vs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fp(x float64) *float64 { return &x }
+
+// metaFor builds a run.json for a plan with its steps.
+func metaFor(p plan.Plan) sweep.RunMeta {
+	return sweep.RunMeta{RunID: "test", ToolVersion: "test", State: sweep.StateComplete, Plan: p, Steps: p.Steps()}
+}
+
+func near(t *testing.T, name string, got, want, tol float64) {
+	t.Helper()
+	if d := got - want; d > tol || d < -tol {
+		t.Errorf("%s = %.6g, want %.6g (±%g)", name, got, want, tol)
+	}
+}

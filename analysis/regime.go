@@ -1,0 +1,123 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Regime thresholds: a metric "rises" when it exceeds the lightest step's by these factors.
+const (
+	ttftRiseFactor = 1.5
+	itlRiseFactor  = 1.25
+	// saturationMargin: n above margin × fitted slots counts as saturated slots.
+	saturationMargin = 1.05
+)
+
+// classifySteps labels each step (sorted by load) with its regime and evidence.
+func classifySteps(steps []StepStats, sf segFit) {
+	if len(steps) == 0 {
+		return
+	}
+	base := &steps[0]
+	for i := range steps {
+		steps[i].Regime, steps[i].RegimeEvidence = classify(&steps[i], base, sf)
+	}
+}
+
+// classify decides one step's regime from the client curves relative to the lightest
+// step, the fitted slots and the server metrics when scraped.
+func classify(s, base *StepStats, sf segFit) (string, string) {
+	if s.TTFTMs.N == 0 || base.TTFTMs.N == 0 {
+		return RegimeNone, "no successful requests to judge"
+	}
+	ttftX := s.TTFTMs.Mean / base.TTFTMs.Mean
+	itlX := 1.0
+	if s.ITLMs.N > 0 && base.ITLMs.N > 0 && base.ITLMs.Mean > 0 {
+		itlX = s.ITLMs.Mean / base.ITLMs.Mean
+	}
+	n := s.Load
+	if s.Rate > 0 && s.Concurrency == 0 {
+		n = s.Rate * s.E2EMs.Mean / 1000
+	}
+	ev := []string{fmt.Sprintf("TTFT ×%.2f and ITL ×%.2f vs load %s", ttftX, itlX, fmtNum(base.Load))}
+	saturated := false
+	if sf.ok && sf.eval.m.c < maxSlots/2 && n > saturationMargin*sf.eval.m.c {
+		saturated = true
+		ev = append(ev, fmt.Sprintf("%.1f requests in system > %.1f fitted slots", n, sf.eval.m.c))
+	}
+	if sv := s.Server; sv != nil {
+		ev = append(ev, fmt.Sprintf("server waiting %.1f, running %.1f, KV %.0f%%, preemptions %.0f",
+			sv.WaitingMean, sv.RunningMean, 100*sv.KVCacheUsageMax, sv.Preemptions))
+		if sv.WaitingMean >= 1 || sv.KVCacheUsageMax >= 0.95 || sv.Preemptions > 0 {
+			saturated = true
+		}
+	}
+	promptHeavy := s.PromptTokensMean > 4*math.Max(s.OutputTokensMean, 1)
+	prefill := ttftX >= ttftRiseFactor && itlX >= itlRiseFactor && ttftX > 1.5*itlX && promptHeavy
+	if sf.ok && ttftX >= ttftRiseFactor && itlX >= itlRiseFactor {
+		m := sf.eval.m
+		growth := m.base(n) - m.base(base.Load)
+		if growth > m.wait(n, m.lout) && growth > 0.5*(s.TTFTMs.Mean-base.TTFTMs.Mean) {
+			prefill = true
+			ev = append(ev, fmt.Sprintf("prefill interference %.0f ms of TTFT (%.1f ms per 1k prompt tokens in flight)",
+				growth, m.tp*1000/math.Max(m.pmean, 1)))
+		}
+	}
+	switch {
+	case prefill:
+		return RegimePrefill, strings.Join(append(ev, "TTFT rising with prompt tokens in flight, ITL inflated"), "; ")
+	case saturated && ttftX >= ttftRiseFactor:
+		return RegimeQueue, strings.Join(append(ev, "TTFT rising while ITL stays flat: requests wait for a slot"), "; ")
+	case itlX >= itlRiseFactor:
+		return RegimeDecode, strings.Join(append(ev, "ITL rising with batch size: decode is memory-bandwidth bound"), "; ")
+	case ttftX >= ttftRiseFactor && promptHeavy:
+		return RegimePrefill, strings.Join(append(ev, "TTFT rising with long prompts while ITL stays flat"), "; ")
+	case ttftX >= ttftRiseFactor:
+		return RegimeQueue, strings.Join(append(ev, "TTFT rising while ITL stays flat: admission queueing"), "; ")
+	}
+	return RegimeNone, strings.Join(append(ev, "no saturation"), "; ")
+}
+
+// bottleneckOf names the regime that limits capacity: the first failing step's regime,
+// else the model's regime at the capacity load, else one inferred from the binding
+// constraint.
+func bottleneckOf(r capResult, steps []StepStats, sf segFit) (string, string) {
+	if r.fail >= 0 && steps[r.fail].Regime != RegimeNone && steps[r.fail].Regime != "" {
+		s := &steps[r.fail]
+		return s.Regime, fmt.Sprintf("at load %s: %s", fmtNum(s.Load), s.RegimeEvidence)
+	}
+	b := strings.ToLower(r.binding)
+	if sf.ok {
+		m := sf.eval.m
+		n, ok := sf.eval.nAt(r.value)
+		switch {
+		case !ok || (n > saturationMargin*m.c && !strings.HasPrefix(b, "itl")):
+			return RegimeQueue, fmt.Sprintf("model: %.1f requests in system exceed %.1f slots at the capacity point", n, m.c)
+		case strings.HasPrefix(b, "itl") || strings.HasPrefix(b, "e2e"):
+			return RegimeDecode, fmt.Sprintf("model: ITL %.1f ms at batch %.1f (%.2f ms per sequence) binds", m.itl(n), m.batch(n), m.d1)
+		case strings.HasPrefix(b, "ttft") || strings.HasPrefix(b, "ttfo"):
+			return RegimePrefill, fmt.Sprintf("model: TTFT %.0f ms without queueing binds (prefill)", m.base(n))
+		}
+	}
+	switch {
+	case strings.HasPrefix(b, "itl"):
+		return RegimeDecode, "ITL constraint binds"
+	case strings.HasPrefix(b, "ttft"), strings.HasPrefix(b, "ttfo"):
+		return RegimeQueue, "TTFT constraint binds"
+	}
+	return RegimeNone, "no bottleneck reached"
+}
+
+// adviceFor says what to do about a bottleneck.
+func adviceFor(bottleneck string) string {
+	switch bottleneck {
+	case RegimeQueue:
+		return "Requests wait for a slot: add replicas behind a load balancer, or raise max_num_seqs if KV cache usage leaves room (check kv_cache_usage_perc and preemptions)."
+	case RegimeDecode:
+		return "Decode is memory-bandwidth bound: a GPU with faster HBM, weight/KV quantisation (FP8/INT4), or smaller batches per replica (more replicas) lower ITL."
+	case RegimePrefill:
+		return "Prefill dominates: enable chunked prefill and tune max_num_batched_tokens, use prefix caching for shared prompts, or a GPU with more FLOPS; consider disaggregated prefill."
+	}
+	return "No bottleneck reached within the ladder: extend the ladder to find the limit."
+}

@@ -1,0 +1,172 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
+)
+
+// Steady-state thresholds.
+const (
+	// steadyMinPerUser: completed measured requests must be ≥ this × the concurrency
+	// (or × the mean requests in flight for open loops).
+	steadyMinPerUser = 3
+	// steadyTrendRel and steadyTrendSE: a TTFT trend is significant when the last third's
+	// mean differs from the first third's by more than this fraction and this many
+	// standard errors.
+	steadyTrendRel = 0.25
+	steadyTrendSE  = 3
+)
+
+// steadyState decides whether a step reached steady state, with the reason.
+func steadyState(s *StepStats, sm *stepSamples) (bool, string) {
+	done := s.Requests - s.Errors
+	need, what := requiredCompletions(s)
+	if done < need {
+		return false, fmt.Sprintf("only %d requests completed (< %s = %d): the window is too short for this load",
+			done, what, need)
+	}
+	xs := sm.ttftBySent
+	if len(xs) < 9 {
+		return true, fmt.Sprintf("%d requests completed ≥ %s; too few for a trend test", done, what)
+	}
+	k := len(xs) / 3
+	a, c := xs[:k], xs[len(xs)-k:]
+	ma, mc := meanOf(a), meanOf(c)
+	se := math.Sqrt(varianceOf(a)/float64(len(a)) + varianceOf(c)/float64(len(c)))
+	diff := mc - ma
+	if math.Abs(diff) > steadyTrendRel*ma && math.Abs(diff) > steadyTrendSE*se {
+		dir := "rising"
+		if diff < 0 {
+			dir = "falling"
+		}
+		return false, fmt.Sprintf("TTFT %s across the window (first third mean %.0f ms, last third %.0f ms)",
+			dir, ma, mc)
+	}
+	return true, fmt.Sprintf("%d requests completed ≥ %s; TTFT flat (first third %.0f ms, last third %.0f ms)",
+		done, what, ma, mc)
+}
+
+// requiredCompletions is the number of completed measured requests a step needs.
+func requiredCompletions(s *StepStats) (int, string) {
+	switch s.Schedule {
+	case plan.ScheduleConcurrency:
+		return steadyMinPerUser * s.Concurrency, fmt.Sprintf("%d × concurrency %d", steadyMinPerUser, s.Concurrency)
+	case plan.ScheduleRate:
+		inFlight := s.Rate * s.E2EMs.Mean / 1000
+		need := int(math.Ceil(steadyMinPerUser * inFlight))
+		if need < 10 {
+			need = 10
+		}
+		return need, fmt.Sprintf("max(10, %d × %.1f in flight)", steadyMinPerUser, inFlight)
+	}
+	return 10, "10"
+}
+
+// serverAcc accumulates scraped server metrics over one step's window.
+type serverAcc struct {
+	n                      int
+	running, waiting, wMax float64
+	kvMax                  float64
+	preFirst, preLast      float64
+	preSeen                bool
+}
+
+// metric name families (vLLM first, llama.cpp and SGLang alternatives after).
+var (
+	namesRunning     = []string{"vllm:num_requests_running", "llamacpp:requests_processing", "sglang:num_running_reqs"}
+	namesWaiting     = []string{"vllm:num_requests_waiting", "llamacpp:requests_deferred", "sglang:num_queue_reqs"}
+	namesKVUsage     = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "llamacpp:kv_cache_usage_ratio", "sglang:token_usage"}
+	namesPreemptions = []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}
+)
+
+// familyValue sums the series of the first family name present in vals (labels
+// ignored); ok is false when none is present.
+func familyValue(vals map[string]float64, names []string, useMax bool) (float64, bool) {
+	for _, name := range names {
+		var v float64
+		found := false
+		for k, x := range vals {
+			base := k
+			if i := strings.IndexByte(k, '{'); i >= 0 {
+				base = k[:i]
+			}
+			if base != name {
+				continue
+			}
+			if useMax {
+				v = math.Max(v, x)
+			} else {
+				v += x
+			}
+			found = true
+		}
+		if found {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// serverStats aligns scraped samples to steps: a sample counts for a step when its
+// Step matches and, when steps.jsonl gives the measurement window, it falls inside it.
+func serverStats(samples []sweep.MetricSample, windows map[int]sweep.StepSummary) map[int]*ServerStats {
+	acc := map[int]*serverAcc{}
+	for i := range samples {
+		m := &samples[i]
+		if m.Step < 0 {
+			continue
+		}
+		if w, ok := windows[m.Step]; ok && w.MeasureStartNs > 0 && w.MeasureEndNs > w.MeasureStartNs {
+			if m.TimeNs < w.MeasureStartNs || m.TimeNs > w.MeasureEndNs {
+				continue
+			}
+		}
+		a := acc[m.Step]
+		if a == nil {
+			a = &serverAcc{}
+			acc[m.Step] = a
+		}
+		a.add(m.Values)
+	}
+	out := map[int]*ServerStats{}
+	for step, a := range acc {
+		if a.n == 0 {
+			continue
+		}
+		ss := &ServerStats{RunningMean: a.running / float64(a.n), WaitingMean: a.waiting / float64(a.n),
+			WaitingMax: a.wMax, KVCacheUsageMax: a.kvMax}
+		if a.preSeen {
+			ss.Preemptions = math.Max(0, a.preLast-a.preFirst)
+		}
+		out[step] = ss
+	}
+	return out
+}
+
+func (a *serverAcc) add(vals map[string]float64) {
+	run, okR := familyValue(vals, namesRunning, false)
+	wait, okW := familyValue(vals, namesWaiting, false)
+	if !okR && !okW {
+		return
+	}
+	a.n++
+	a.running += run
+	a.waiting += wait
+	a.wMax = math.Max(a.wMax, wait)
+	if kv, ok := familyValue(vals, namesKVUsage, true); ok {
+		if kv > 1.5 { // some servers report percent
+			kv /= 100
+		}
+		a.kvMax = math.Max(a.kvMax, kv)
+	}
+	if p, ok := familyValue(vals, namesPreemptions, false); ok {
+		if !a.preSeen {
+			a.preFirst, a.preSeen = p, true
+		}
+		a.preLast = p
+	}
+}

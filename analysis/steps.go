@@ -1,0 +1,253 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/llmcap/llmcap/plan"
+)
+
+// stepSamples are the per-request values of one step's successful measured requests,
+// kept for the bootstrap and the steady-state check.
+type stepSamples struct {
+	ttft, ttfo, itl, e2e []float64
+	sentNs               []int64   // sent time of each ttft value, same order
+	ttftBySent           []float64 // ttft values ordered as sentNs
+}
+
+// stepInput is one step to summarise: its identity and its records.
+type stepInput struct {
+	step        int
+	segment     string // the analysis' segment name ("mix" for the mix)
+	schedule    string
+	concurrency int
+	rate        float64
+	idx         []int32
+	icl         []float64
+}
+
+// computeStep computes the statistics of one step from its records. drawnFilter, when
+// non-zero, keeps only records drawn from that segment id (segments measured only
+// inside the mix).
+func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) (StepStats, *stepSamples) {
+	s := StepStats{Step: in.step, Segment: in.segment, Schedule: in.schedule,
+		Concurrency: in.concurrency, Rate: in.rate, ErrorClasses: map[string]int{}}
+	s.Load = float64(in.concurrency)
+	if in.schedule != plan.ScheduleConcurrency {
+		s.Load = in.rate
+	}
+	sm := &stepSamples{}
+	var firstSent, lastEnd int64 = math.MaxInt64, 0
+	var outSum, promptSum, good, perUserN int
+	var perUser, ipSum, ioSum float64
+	for _, i := range in.idx {
+		q := &st.reqs[i]
+		if q.phase == phaseWarmup || q.phase == phaseOther {
+			continue
+		}
+		s.Requests++
+		if q.sentNs > 0 && q.sentNs < firstSent {
+			firstSent = q.sentNs
+		}
+		if e := q.endNs; e > lastEnd {
+			lastEnd = e
+		}
+		if !q.ok {
+			s.Errors++
+			s.ErrorClasses[st.names[q.errClass]]++
+			continue
+		}
+		outSum += int(q.output)
+		promptSum += int(q.prompt)
+		ipSum += float64(q.intendedPrompt)
+		ioSum += float64(q.intendedOutput)
+		if isGood(q, cons) {
+			good++
+		}
+		if q.output <= 0 {
+			continue // token-less: no latency to speak of
+		}
+		sm.add(q)
+		if !math.IsNaN(q.e2e) && q.e2e > 0 {
+			perUser += float64(q.output) / (q.e2e / 1000)
+			perUserN++
+		}
+	}
+	okN := s.Requests - s.Errors
+	if s.Requests > 0 {
+		s.ErrorRate = float64(s.Errors) / float64(s.Requests)
+		s.GoodFraction = float64(good) / float64(s.Requests)
+	}
+	if okN > 0 {
+		s.PromptTokensMean = float64(promptSum) / float64(okN)
+		s.OutputTokensMean = float64(outSum) / float64(okN)
+		s.IntendedPromptTokensMean = ipSum / float64(okN)
+		s.IntendedOutputTokensMean = ioSum / float64(okN)
+	}
+	if perUserN > 0 {
+		s.PerUserOutputTokensPerS = perUser / float64(perUserN)
+	}
+	if lastEnd > firstSent {
+		s.DurationS = float64(lastEnd-firstSent) / 1e9
+		s.RequestThroughput = float64(okN) / s.DurationS
+		s.OutputTokenThroughput = float64(outSum) / s.DurationS
+		s.TotalTokenThroughput = float64(outSum+promptSum) / s.DurationS
+		s.Goodput = float64(good) / s.DurationS
+	}
+	sm.orderBySent()
+	s.TTFTMs = summarize(append([]float64(nil), sm.ttft...))
+	s.TTFOMs = summarize(append([]float64(nil), sm.ttfo...))
+	s.ITLMs = summarize(append([]float64(nil), sm.itl...))
+	s.E2EMs = summarize(append([]float64(nil), sm.e2e...))
+	s.ICLMs = summarize(append([]float64(nil), in.icl...))
+	if len(s.ErrorClasses) == 0 {
+		s.ErrorClasses = nil
+	}
+	s.SteadyState, s.SteadyStateReason = steadyState(&s, sm)
+	s.MeetsSLA, s.SLAViolations = checkSLA(&s, cons, sla)
+	return s, sm
+}
+
+func (sm *stepSamples) add(q *request) {
+	if !math.IsNaN(q.ttft) {
+		sm.ttft = append(sm.ttft, q.ttft)
+		sm.sentNs = append(sm.sentNs, q.sentNs)
+	}
+	if !math.IsNaN(q.ttfo) {
+		sm.ttfo = append(sm.ttfo, q.ttfo)
+	}
+	if !math.IsNaN(q.itl) {
+		sm.itl = append(sm.itl, q.itl)
+	}
+	if !math.IsNaN(q.e2e) {
+		sm.e2e = append(sm.e2e, q.e2e)
+	}
+}
+
+// orderBySent fills ttftBySent: the TTFT values in send order (for trend checks).
+func (sm *stepSamples) orderBySent() {
+	ix := make([]int, len(sm.ttft))
+	for i := range ix {
+		ix[i] = i
+	}
+	sort.SliceStable(ix, func(a, b int) bool { return sm.sentNs[ix[a]] < sm.sentNs[ix[b]] })
+	sm.ttftBySent = make([]float64, len(ix))
+	for k, i := range ix {
+		sm.ttftBySent[k] = sm.ttft[i]
+	}
+}
+
+// metricValue returns a request's value of an SLA metric (NaN when undefined).
+func metricValue(q *request, metric string) float64 {
+	switch metric {
+	case "ttft":
+		return q.ttft
+	case "ttfo":
+		return q.ttfo
+	case "itl":
+		return q.itl
+	case "e2e":
+		return q.e2e
+	}
+	return math.NaN()
+}
+
+// isGood reports whether a successful request meets every constraint (inclusive ≤).
+// A request missing a constrained metric is not good. When a metric has several
+// constraints (p50 and p95), the request must meet the strictest threshold.
+func isGood(q *request, cons []plan.Constraint) bool {
+	if !q.ok {
+		return false
+	}
+	for _, c := range cons {
+		v := metricValue(q, c.Metric)
+		if math.IsNaN(v) || v > c.ThresholdMs {
+			return false
+		}
+	}
+	return true
+}
+
+// summaryOf returns the step's Summary of an SLA metric.
+func summaryOf(s *StepStats, metric string) Summary {
+	switch metric {
+	case "ttft":
+		return s.TTFTMs
+	case "ttfo":
+		return s.TTFOMs
+	case "itl":
+		return s.ITLMs
+	case "e2e":
+		return s.E2EMs
+	}
+	return Summary{}
+}
+
+// checkSLA reports whether the step meets every constraint and the error-rate bound,
+// and lists the violations.
+func checkSLA(s *StepStats, cons []plan.Constraint, sla plan.SLA) (bool, []string) {
+	var v []string
+	for _, c := range cons {
+		x, ok := statOf(summaryOf(s, c.Metric), c.Stat)
+		switch {
+		case !ok:
+			v = append(v, fmt.Sprintf("%s %s: no data", c.Metric, c.Stat))
+		case x > c.ThresholdMs:
+			v = append(v, fmt.Sprintf("%s %s %.0f ms > %.0f ms", c.Metric, c.Stat, x, c.ThresholdMs))
+		}
+	}
+	if maxErr := maxErrorRate(sla); s.ErrorRate > maxErr {
+		v = append(v, fmt.Sprintf("error rate %.1f%% > %.1f%%", 100*s.ErrorRate, 100*maxErr))
+	}
+	if s.Requests == 0 {
+		v = append(v, "no measured requests")
+	}
+	return len(v) == 0, v
+}
+
+// maxErrorRate is the SLA's error-rate bound (default 0.01 when unset).
+func maxErrorRate(sla plan.SLA) float64 {
+	if sla.MaxErrorRate <= 0 {
+		return 0.01
+	}
+	return sla.MaxErrorRate
+}
+
+// constraintsOf flattens the SLA maps into constraints in a stable order (metric ttft,
+// ttfo, itl, e2e; stat mean, p50, p90, p95, p99).
+func constraintsOf(sla plan.SLA) []plan.Constraint {
+	var out []plan.Constraint
+	for _, m := range []struct {
+		name string
+		m    map[string]float64
+	}{{"ttft", sla.TTFTMs}, {"ttfo", sla.TTFOMs}, {"itl", sla.ITLMs}, {"e2e", sla.E2EMs}} {
+		for _, st := range []string{"mean", "p50", "p90", "p95", "p99", "min", "max"} {
+			if thr, ok := m.m[st]; ok {
+				out = append(out, plan.Constraint{Metric: m.name, Stat: st, ThresholdMs: thr})
+			}
+		}
+	}
+	return out
+}
+
+// constraintName renders a constraint as "ttft p95 ≤ 500 ms".
+func constraintName(c plan.Constraint) string {
+	return fmt.Sprintf("%s %s ≤ %s ms", upperMetric(c.Metric), c.Stat, fmtNum(c.ThresholdMs))
+}
+
+func upperMetric(m string) string {
+	switch m {
+	case "ttft", "ttfo", "itl", "e2e":
+		return map[string]string{"ttft": "TTFT", "ttfo": "TTFO", "itl": "ITL", "e2e": "E2E"}[m]
+	}
+	return m
+}
+
+// fmtNum formats x with at most one decimal, dropping ".0".
+func fmtNum(x float64) string {
+	if x == math.Trunc(x) {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
+}
