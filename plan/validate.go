@@ -115,11 +115,21 @@ func (p *Plan) checkTarget(ps *problems) {
 			ps.add("target.launch.ready_timeout", l.ReadyTimeout, "must be > 0")
 		}
 	}
-	p.checkSimulator(ps)
+	t.Simulator.check(ps)
 }
 
-func (p *Plan) checkSimulator(ps *problems) {
-	s := p.Target.Simulator
+// Validate checks the simulator settings alone (as `llmcap serve-sim` takes them) and
+// returns nil or a *ValidationError whose paths start with "target.simulator.".
+func (s Simulator) Validate() error {
+	var ps problems
+	s.check(&ps)
+	if len(ps) > 0 {
+		return &ValidationError{Problems: ps}
+	}
+	return nil
+}
+
+func (s Simulator) check(ps *problems) {
 	const pre = "target.simulator."
 	if s.GPU == "" {
 		ps.add(pre+"gpu", s.GPU, "must name a catalog GPU, e.g. H100-SXM")

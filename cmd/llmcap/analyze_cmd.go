@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/report"
+	"github.com/llmcap/llmcap/sweep"
+)
+
+func newAnalyzeCmd(_ *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "analyze DIR",
+		Short:   "Analyse a run directory: write analysis.json and print the summary",
+		Example: "  llmcap analyze runs/20261130-152000-demo",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := analyzeDir(cmd.OutOrStdout(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "\nwrote %s\n", filepath.Join(args[0], analysis.FileAnalysis))
+			return nil
+		},
+	}
+}
+
+func newReportCmd(_ *globals) *cobra.Command {
+	var formats []string
+	cmd := &cobra.Command{
+		Use:   "report DIR",
+		Short: "Render a run directory's analysis as PDF, XLSX, charts, JSON, Markdown and CSV",
+		Long: `report reads DIR/analysis.json (running the analysis first when it is missing) and
+writes each format into DIR. Without --format it uses the plan's report.formats.`,
+		Example: "  llmcap report runs/demo\n  llmcap report runs/demo --format pdf,xlsx",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			a, err := analysis.ReadJSON(dir)
+			if errors.Is(err, fs.ErrNotExist) {
+				a, err = analyzeDir(cmd.OutOrStdout(), dir)
+			}
+			if err != nil {
+				return fmt.Errorf("report %s: %w", dir, err)
+			}
+			if len(formats) == 0 {
+				formats = runFormats(dir)
+			}
+			if err := checkFormats(formats); err != nil {
+				return err
+			}
+			if err := report.Write(dir, a, formats); err != nil {
+				return fmt.Errorf("report %s: %w", dir, err)
+			}
+			printOutputs(cmd.OutOrStdout(), dir)
+			return nil
+		},
+	}
+	cmd.Flags().StringSliceVar(&formats, "format", nil, "formats to write: "+strings.Join(report.Formats, ","))
+	return cmd
+}
+
+// runFormats returns report.formats from dir/run.json's plan, or nil (all formats).
+func runFormats(dir string) []string {
+	b, err := os.ReadFile(filepath.Join(dir, sweep.FileRun))
+	if err != nil {
+		return nil
+	}
+	var meta sweep.RunMeta
+	if json.Unmarshal(b, &meta) != nil {
+		return nil
+	}
+	return meta.Plan.Report.Formats
+}
+
+// checkFormats rejects formats report does not know, naming the allowed ones.
+func checkFormats(formats []string) error {
+	for _, f := range formats {
+		ok := false
+		for _, k := range report.Formats {
+			ok = ok || f == k
+		}
+		if !ok {
+			return fmt.Errorf("--format %q is not allowed: must be one of %s", f, strings.Join(report.Formats, ", "))
+		}
+	}
+	return nil
+}

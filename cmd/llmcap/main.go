@@ -1,0 +1,36 @@
+// Command llmcap measures how many concurrent users an LLM inference deployment can
+// serve within its SLA, what limits it, and how much hardware N users need.
+//
+// It is a thin layer: flags, environment and the YAML plan (viper) become a typed
+// plan.Plan, which the stages take in turn: plan → sweep → run directory → analysis →
+// report. See docs/ARCHITECTURE.md.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// main is the only place that exits: errors print as "llmcap: <message>".
+func main() {
+	err := newRootCmd().Execute()
+	if err == nil {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "llmcap: %v\n", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		os.Exit(ee.code)
+	}
+	os.Exit(1)
+}
+
+// exitError carries a specific exit status (e.g. 130 after Ctrl-C).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+	"gopkg.in/yaml.v3"
+
+	"github.com/llmcap/llmcap/plan"
+)
+
+// extraCommands are subcommands registered by other files' init functions (e.g. the
+// profiles engineer's `profile` command) before Execute.
+var extraCommands []func() *cobra.Command
+
+// registerCommand adds a subcommand constructor; call it from an init function.
+func registerCommand(f func() *cobra.Command) { extraCommands = append(extraCommands, f) }
+
+// globals are the root's persistent settings, read through viper so each one can also
+// come from the environment (LLMCAP_CONFIG, LLMCAP_OUT, LLMCAP_LOG_LEVEL).
+type globals struct {
+	v   *viper.Viper
+	set []string // --set key=value plan overrides
+	log *slog.Logger
+}
+
+func newRootCmd() *cobra.Command {
+	g := &globals{v: viper.New()}
+	root := &cobra.Command{
+		Use:   "llmcap",
+		Short: "Capacity planning for LLM inference: how many users within the SLA, what limits, what to buy",
+		Long: `llmcap drives an OpenAI-compatible inference server (or its embedded engine simulator)
+through a ladder of load levels per traffic segment, then tells you how many concurrent
+users fit within the SLA, what limits the deployment (queue/admission, prefill, decode)
+and how many GPUs N users need.
+
+Plan settings come from (highest first): --set flags, LLMCAP_* environment variables
+(target.simulator.max_num_seqs ← LLMCAP_TARGET_SIMULATOR_MAX_NUM_SEQS), the --config
+file, defaults.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return g.setup(cmd)
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringP("config", "c", "", "plan file (YAML), e.g. configs/demo.yaml")
+	pf.StringP("out", "o", "", "run directory (default runs/<YYYYmmdd-HHMMSS>-<name>)")
+	pf.String("log-level", "info", "log level: debug, info, warn or error")
+	pf.StringArrayVar(&g.set, "set", nil, "override a plan key, e.g. --set ladder.concurrency=[1,2,4] (repeatable)")
+	_ = g.v.BindPFlags(pf) // cannot fail: the flags exist
+	g.v.SetEnvPrefix(plan.EnvPrefix)
+	g.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
+	g.v.AutomaticEnv()
+
+	root.AddCommand(newPlanCmd(g), newRunCmd(g), newSweepCmd(g), newAnalyzeCmd(g),
+		newReportCmd(g), newServeSimCmd(g), newVersionCmd())
+	for _, f := range extraCommands {
+		root.AddCommand(f())
+	}
+	return root
+}
+
+// setup configures the logger from --log-level.
+func (g *globals) setup(cmd *cobra.Command) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(g.v.GetString("log-level"))); err != nil {
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", g.v.GetString("log-level"))
+	}
+	g.log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(g.log)
+	return nil
+}
+
+// overrides parses --set key=value pairs; values are YAML ("[1,2]", "30s", "true").
+func (g *globals) overrides() (map[string]any, error) {
+	out := map[string]any{}
+	for _, kv := range g.set {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("--set %q: want key=value, e.g. ladder.duration=30s", kv)
+		}
+		var parsed any
+		if err := yaml.Unmarshal([]byte(val), &parsed); err != nil {
+			return nil, fmt.Errorf("--set %s: value %q is not YAML: %w", k, val, err)
+		}
+		out[strings.ToLower(strings.TrimSpace(k))] = parsed
+	}
+	return out, nil
+}
+
+// loadPlan loads and validates the plan named by --config, with --set overrides.
+func (g *globals) loadPlan() (*plan.Plan, error) {
+	path := g.v.GetString("config")
+	if path == "" {
+		return nil, fmt.Errorf("no plan given: use --config FILE (e.g. -c configs/demo.yaml)")
+	}
+	ov, err := g.overrides()
+	if err != nil {
+		return nil, err
+	}
+	p, err := plan.Load(path, ov)
+	if err != nil {
+		return nil, err
+	}
+	if g.log.Enabled(context.Background(), slog.LevelDebug) {
+		b, _ := json.Marshal(p.Redacted())
+		g.log.Debug("plan loaded", "file", path, "plan", string(b))
+	}
+	return p, nil
+}
+
+// outDir is --out, or runs/<YYYYmmdd-HHMMSS>-<name>.
+func (g *globals) outDir(p *plan.Plan) string {
+	if d := g.v.GetString("out"); d != "" {
+		return d
+	}
+	return filepath.Join("runs", time.Now().Format("20060102-150405")+"-"+p.Name)
+}
+
+// printJSON writes v indented.
+func printJSON(cmd *cobra.Command, v any) error {
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
+}
+
+// fileExists reports whether path names an existing regular file.
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/profiles"
+	"github.com/llmcap/llmcap/report"
+	"github.com/llmcap/llmcap/sweep"
+)
+
+// sweepFlags are the flags shared by `run` and `sweep`.
+type sweepFlags struct {
+	saveICL    bool
+	cpuProfile string
+}
+
+func (f *sweepFlags) register(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.saveICL, "save-icl", false, "add each request's inter-chunk latencies (icl_ms) to records.jsonl")
+	cmd.Flags().StringVar(&f.cpuProfile, "cpuprofile", "", "write llmcap's own CPU profile (pprof) to this file")
+}
+
+func newRunCmd(g *globals) *cobra.Command {
+	var sf sweepFlags
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Sweep, analyse and report in one go (the main job)",
+		Long: `run loads the plan, drives every step against the target (writing the run directory),
+analyses it (analysis.json, a console summary) and renders the report formats.`,
+		Example: "  llmcap run -c configs/demo.yaml\n  llmcap run -c configs/vllm.yaml -o runs/vllm-h100",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := g.loadPlan()
+			if err != nil {
+				return err
+			}
+			dir := g.outDir(p)
+			if err := g.sweep(cmd, p, dir, false, sf); err != nil {
+				return err
+			}
+			return analyzeAndReport(cmd.OutOrStdout(), dir, p.Report.Formats)
+		},
+	}
+	sf.register(cmd)
+	return cmd
+}
+
+func newSweepCmd(g *globals) *cobra.Command {
+	var sf sweepFlags
+	var resume string
+	cmd := &cobra.Command{
+		Use:   "sweep",
+		Short: "Drive the plan's steps and write the run directory (no analysis)",
+		Example: `  llmcap sweep -c configs/demo.yaml -o runs/demo
+  llmcap sweep --resume runs/demo     # continue an interrupted run`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var p *plan.Plan
+			var err error
+			dir := resume
+			if resume != "" && g.v.GetString("config") == "" {
+				p, err = planFromRun(resume)
+			} else {
+				p, err = g.loadPlan()
+			}
+			if err != nil {
+				return err
+			}
+			if dir == "" {
+				dir = g.outDir(p)
+			}
+			if err := g.sweep(cmd, p, dir, resume != "", sf); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "run directory: %s\nnext: llmcap analyze %s && llmcap report %s\n", dir, dir, dir)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&resume, "resume", "", "continue the interrupted run in this directory (plan from its run.json unless -c)")
+	sf.register(cmd)
+	return cmd
+}
+
+// planFromRun re-reads the plan stored in dir/run.json and resolves its API key again
+// (the key is never stored).
+func planFromRun(dir string) (*plan.Plan, error) {
+	b, err := os.ReadFile(filepath.Join(dir, sweep.FileRun))
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", dir, err)
+	}
+	var meta sweep.RunMeta
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return nil, fmt.Errorf("resume %s: parse %s: %w", dir, sweep.FileRun, err)
+	}
+	p := &meta.Plan
+	if err := p.ResolveAPIKey(); err != nil {
+		return nil, fmt.Errorf("resume %s: %w", dir, err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("resume %s: %w", dir, err)
+	}
+	return p, nil
+}
+
+// sweep runs sweep.Run with Ctrl-C handling, optional CPU profiling and Nsight capture.
+func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume bool, sf sweepFlags) error {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if sf.cpuProfile != "" {
+		stopProf, err := startCPUProfile(sf.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stopProf()
+	}
+	opts := sweep.Options{OutDir: dir, Resume: resume, Progress: cmd.ErrOrStderr(), SaveICL: sf.saveICL,
+		Version: versionString(), Logger: g.log}
+	g.attachCapture(p, &opts)
+	g.log.Info("sweep starting", "plan", p.Name, "steps", len(p.Steps()), "dir", dir,
+		"estimated", roundDur(plan.TotalEstimate(p.Steps())))
+	err := sweep.Run(ctx, p, opts)
+	switch {
+	case errors.Is(err, sweep.ErrInterrupted) || (err != nil && ctx.Err() != nil):
+		return &exitError{code: 130, err: fmt.Errorf("interrupted: completed steps are saved in %s; "+
+			"resume with: llmcap sweep --resume %s", dir, dir)}
+	case err != nil:
+		return fmt.Errorf("sweep: %w", err)
+	}
+	return nil
+}
+
+// attachCapture wires Nsight Systems captures into opts when the plan asks for them;
+// when nsys is unusable it warns and the sweep goes on without captures.
+func (g *globals) attachCapture(p *plan.Plan, opts *sweep.Options) {
+	if !p.Capture.Enabled {
+		return
+	}
+	c, err := profiles.NewCapturer(p, g.log)
+	if err != nil {
+		g.log.Warn("Nsight Systems capture disabled; the sweep continues without profiles", "err", err)
+		return
+	}
+	opts.Hook = c
+	if p.Capture.Mode == "launch" {
+		opts.Launcher = c
+	}
+}
+
+// startCPUProfile profiles llmcap itself into path until the returned stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+// analyzeAndReport analyses dir, writes analysis.json, prints the summary, renders the
+// report formats and says where everything is.
+func analyzeAndReport(w io.Writer, dir string, formats []string) error {
+	a, err := analyzeDir(w, dir)
+	if err != nil {
+		return err
+	}
+	if err := report.Write(dir, a, formats); err != nil {
+		return fmt.Errorf("report %s: %w", dir, err)
+	}
+	printOutputs(w, dir)
+	return nil
+}
+
+// analyzeDir runs the analysis of dir, writes analysis.json and prints the summary.
+func analyzeDir(w io.Writer, dir string) (*analysis.Analysis, error) {
+	a, err := analysis.Analyze(dir)
+	if err != nil {
+		return nil, fmt.Errorf("analyze %s: %w", dir, err)
+	}
+	if err := analysis.WriteJSON(dir, a); err != nil {
+		return nil, fmt.Errorf("analyze %s: %w", dir, err)
+	}
+	if err := analysis.PrintSummary(w, a); err != nil {
+		return nil, fmt.Errorf("analyze %s: summary: %w", dir, err)
+	}
+	return a, nil
+}
+
+// printOutputs lists the run directory's files that exist.
+func printOutputs(w io.Writer, dir string) {
+	fmt.Fprintf(w, "\noutputs in %s:\n", dir)
+	for _, f := range []struct{ name, what string }{
+		{report.FilePDF, "PDF report (the answer on page 1)"},
+		{report.FileXLSX, "workbook: steps, segments, requests, capacity"},
+		{report.DirCharts, "charts (SVG/PNG)"},
+		{report.FileMarkdown, "Markdown summary"},
+		{report.FileStepsCSV, "per-step statistics (CSV)"},
+		{report.FileJSON, "report data (JSON)"},
+		{analysis.FileAnalysis, "analysis (statistics, model fit, capacity)"},
+		{sweep.FileRecords, "one record per request"},
+		{sweep.FileSteps, "one summary per step"},
+		{sweep.FileServerMetrics, "scraped server metrics"},
+		{sweep.FileRun, "resolved plan, versions, state"},
+	} {
+		if _, err := os.Stat(filepath.Join(dir, f.name)); err == nil {
+			fmt.Fprintf(w, "  %-22s %s\n", f.name, f.what)
+		}
+	}
+}
