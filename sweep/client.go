@@ -1,7 +1,16 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -25,14 +34,18 @@ type Request struct {
 type ClientConfig struct {
 	// BaseURL is the OpenAI base URL, e.g. "http://127.0.0.1:8000/v1".
 	BaseURL string
-	// API is "chat" or "completions".
+	// API is "chat" (default when empty) or "completions".
 	API         string
 	Model       string
 	APIKey      string
 	Temperature float64
-	// ExtraBody is merged into each request body.
+	// ExtraBody is merged into each request body; its keys override the client's own
+	// fields except "stream", which is always true.
 	ExtraBody map[string]any
-	// Timeouts; zero means none.
+	// Timeouts; zero means none. ConnectTimeout bounds the TCP dial; FirstByteTimeout
+	// runs from getting a connection to the response headers; IdleTimeout bounds every
+	// wait for more of the response body after the headers; RequestTimeout caps the
+	// whole request (off by default, so a valid long stream is never killed).
 	ConnectTimeout   time.Duration
 	FirstByteTimeout time.Duration
 	IdleTimeout      time.Duration
@@ -44,23 +57,182 @@ type ClientConfig struct {
 }
 
 // Client is the timing-critical OpenAI-compatible streaming client. It is safe for
-// concurrent use.
+// concurrent use. All requests share one HTTP/1.1 keep-alive transport.
 type Client struct {
-	cfg ClientConfig
+	cfg    ClientConfig
+	url    string
+	auth   string
+	static map[string]any
+	tr     *http.Transport
+	dialer net.Dialer
+	// dial is the dial function behind the transport (replaceable in tests).
+	dial  func(ctx context.Context, network, addr string) (net.Conn, error)
+	pool  sync.Pool
+	trace bool
 }
 
-// NewClient returns a client for cfg.
-func NewClient(cfg ClientConfig) *Client { return &Client{cfg: cfg} }
+// streamBufSize is the read buffer per in-flight request.
+const streamBufSize = 4096
+
+// NewClient returns a client for cfg. Configuration problems (a malformed BaseURL)
+// surface as failed records from Do.
+func NewClient(cfg ClientConfig) *Client {
+	c := &Client{cfg: cfg}
+	path := "/chat/completions"
+	if cfg.API == "completions" {
+		path = "/completions"
+	}
+	c.url = strings.TrimRight(cfg.BaseURL, "/") + path
+	if cfg.APIKey != "" {
+		c.auth = "Bearer " + cfg.APIKey
+	}
+	c.static = map[string]any{
+		"model":          cfg.Model,
+		"temperature":    cfg.Temperature,
+		"stream_options": map[string]any{"include_usage": true},
+	}
+	for k, v := range cfg.ExtraBody {
+		c.static[k] = v
+	}
+	c.static["stream"] = true
+	c.dialer = net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	c.dial = c.dialer.DialContext
+	idle := 1 << 16
+	if cfg.MaxConns > 0 {
+		idle = cfg.MaxConns
+	}
+	c.tr = &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := c.dial(ctx, network, addr)
+			if err != nil {
+				return nil, &dialError{err: err}
+			}
+			return conn, nil
+		},
+		MaxIdleConnsPerHost: idle,
+		MaxConnsPerHost:     cfg.MaxConns,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		// A non-nil empty map keeps TLS targets on HTTP/1.1 too, so every target is
+		// measured through the same framing.
+		TLSNextProto:    map[string]func(string, *tls.Conn) http.RoundTripper{},
+		WriteBufferSize: 16 << 10,
+		ReadBufferSize:  4 << 10,
+	}
+	c.trace = cfg.FirstByteTimeout > 0
+	c.pool.New = func() any { return newStream(c) }
+	return c
+}
+
+// CloseIdleConnections closes the client's idle keep-alive connections.
+func (c *Client) CloseIdleConnections() { c.tr.CloseIdleConnections() }
+
+// dialError marks an error as coming from the TCP dial.
+type dialError struct{ err error }
+
+func (e *dialError) Error() string { return e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
+
+// body encodes req's JSON body.
+func (c *Client) body(req *Request) ([]byte, error) {
+	m := make(map[string]any, len(c.static)+3)
+	for k, v := range c.static {
+		m[k] = v
+	}
+	if c.cfg.API == "completions" {
+		m["prompt"] = req.Prompt
+	} else {
+		msgs := req.Messages
+		if msgs == nil {
+			msgs = []ChatMessage{}
+		}
+		m["messages"] = msgs
+	}
+	if req.MaxTokens > 0 {
+		m["max_tokens"] = req.MaxTokens
+	}
+	if req.Seed != 0 {
+		m["seed"] = req.Seed
+	}
+	for k, v := range c.cfg.ExtraBody {
+		if k != "stream" {
+			m[k] = v
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode request body: %w", err)
+	}
+	return b, nil
+}
 
 // Do sends req and streams the answer, filling rec's timing, token and status fields
-// (SentNs, FirstTokenNs, EndNs, TTFTMs, TTFOMs, ITLMs, E2EMs, PromptTokens,
+// (SentNs, FirstTokenNs, EndNs, TTFTMs, TTFOMs, ITLMs, E2EMs, ICLMs, PromptTokens,
 // OutputTokens, ReasoningTokens, TokensSource, Chunks, FinishReason, Status,
-// ErrorClass, HTTPStatus, Error). It never panics on server misbehaviour: failures
-// become rec.Status == "error" with an ErrorClass. The returned string is the answer's
-// text (for multi-turn history).
+// ErrorClass, HTTPStatus, Error, and ScheduleLagMs when rec.ScheduledNs is set and it is
+// nil). It never panics on server misbehaviour: failures become rec.Status == "error"
+// with an ErrorClass. The returned string is the answer's content text (for multi-turn
+// history). SentNs is taken just before the request is handed to the transport, so
+// TTFT includes connection setup when no idle connection was available.
 func (c *Client) Do(ctx context.Context, req *Request, rec *Record) string {
-	rec.Status = StatusError
-	rec.ErrorClass = ErrConnect
-	rec.Error = "client not implemented yet"
-	return ""
+	resetRecord(rec)
+	s := c.pool.Get().(*stream)
+	defer c.pool.Put(s)
+	s.reset(rec)
+	body, err := c.body(req)
+	if err != nil {
+		s.sent = time.Now()
+		s.setError(ErrDecode, err.Error())
+		s.finalize()
+		return ""
+	}
+	c.run(ctx, s, body)
+	s.finalize()
+	return string(s.answer)
+}
+
+// run performs the exchange for s, recording any failure in s.
+func (c *Client) run(parent context.Context, s *stream, body []byte) {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	if c.cfg.RequestTimeout > 0 {
+		var cancelT context.CancelFunc
+		ctx, cancelT = context.WithTimeoutCause(ctx, c.cfg.RequestTimeout, errTimeoutRequest)
+		defer cancelT()
+	}
+	wd := newWatchdog(cancel, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
+	defer wd.stop()
+	if c.trace {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			GotConn: func(httptrace.GotConnInfo) { wd.armFirstByte() },
+		})
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		s.sent = time.Now()
+		s.setError(ErrConnect, c.redact(fmt.Sprintf("build request: %v", err)))
+		return
+	}
+	h := hreq.Header
+	h["Content-Type"] = []string{"application/json"}
+	h["Accept"] = []string{"text/event-stream"}
+	if c.auth != "" {
+		h["Authorization"] = []string{c.auth}
+	}
+	s.sent = time.Now()
+	resp, err := c.tr.RoundTrip(hreq)
+	if err != nil {
+		class, msg := c.classifyTransport(parent, ctx, err, false)
+		s.setError(class, msg)
+		return
+	}
+	defer resp.Body.Close()
+	wd.armIdle(time.Now())
+	s.rec.HTTPStatus = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		c.readHTTPError(parent, ctx, s, resp, wd)
+		return
+	}
+	c.readStream(parent, ctx, s, resp, wd)
 }

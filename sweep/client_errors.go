@@ -1,0 +1,178 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+)
+
+// Causes with which the client cancels a request's context.
+var (
+	errTimeoutFirstByte = errors.New("first-byte timeout")
+	errTimeoutIdle      = errors.New("idle timeout")
+	errTimeoutRequest   = errors.New("request timeout")
+)
+
+// maxErrorBody bounds how much of a non-2xx body is read for its message.
+const maxErrorBody = 64 << 10
+
+// maxErrorMessage bounds Record.Error.
+const maxErrorMessage = 512
+
+// contextLengthMarkers are lower-case fragments of the context-length errors of
+// OpenAI, vLLM, SGLang, TGI, llama.cpp and Ollama.
+var contextLengthMarkers = []string{
+	"maximum context length",       // OpenAI, vLLM: "This model's maximum context length is 4096 tokens"
+	"context_length_exceeded",      // OpenAI's code
+	"context length",               // SGLang: "longer than the model's context length"
+	"context window",               // "exceeds the context window"
+	"exceeds the context",          // generic
+	"context size",                 // llama.cpp: "exceeds the available context size"
+	"exceed_context_size",          // llama.cpp's error type
+	"maximum model length",         // vLLM: "longer than the maximum model length"
+	"max_model_len",                // vLLM
+	"too long",                     // "prompt is too long", Ollama "input too long"
+	"too many tokens",              // generic
+	"max_new_tokens` must be <=",   // TGI: "`inputs` tokens + `max_new_tokens` must be <= 4096"
+	"input length exceeds",         // Ollama
+	"exceeds maximum input length", // generic
+}
+
+// isContextLength reports whether an error text is a context-length error.
+func isContextLength(b []byte) bool {
+	lower := bytes.ToLower(b)
+	for _, m := range contextLengthMarkers {
+		if bytes.Contains(lower, []byte(m)) {
+			return true
+		}
+	}
+	return false
+}
+
+// classifyInBand returns the class of an error object received inside a 2xx stream.
+func classifyInBand(raw []byte) string {
+	if isContextLength(raw) {
+		return ErrContextLength
+	}
+	return ErrInBand
+}
+
+// classifyTransport maps a transport or body-read error to an error class and a
+// message free of secrets.
+func (c *Client) classifyTransport(parent, ctx context.Context, err error, afterHeaders bool) (string, string) {
+	if parent.Err() != nil {
+		return ErrCancelled, "cancelled: " + c.redact(errText(context.Cause(parent)))
+	}
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errTimeoutFirstByte):
+		return ErrTimeoutFirstByte, cause.Error()
+	case errors.Is(cause, errTimeoutIdle):
+		return ErrTimeoutIdle, cause.Error()
+	case errors.Is(cause, errTimeoutRequest):
+		return ErrTimeoutRequest, cause.Error()
+	}
+	msg := c.redact(errText(err))
+	var de *dialError
+	if errors.As(err, &de) {
+		var ne net.Error
+		if errors.As(de.err, &ne) && ne.Timeout() {
+			return ErrTimeoutConnect, "connect: " + msg
+		}
+		return ErrConnect, "connect: " + msg
+	}
+	if !afterHeaders {
+		if strings.Contains(msg, "malformed HTTP") {
+			return ErrDecode, "response: " + msg
+		}
+		return ErrStreamTruncated, "no response: " + msg
+	}
+	return ErrStreamTruncated, "stream: " + msg
+}
+
+// errText is err's message without the url.Error "Post <url>:" prefix.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		err = ue.Err
+	}
+	return err.Error()
+}
+
+// readHTTPError records a non-2xx response: its class and the body's error message.
+func (c *Client) readHTTPError(parent, ctx context.Context, s *stream, resp *http.Response, wd *watchdog) {
+	body, err := readLimited(resp.Body, maxErrorBody, wd)
+	if err != nil && parent.Err() != nil {
+		s.setError(c.classifyTransport(parent, ctx, err, true))
+		return
+	}
+	code := resp.StatusCode
+	class := ErrHTTP4xx
+	switch {
+	case code == http.StatusTooManyRequests:
+		class = ErrHTTP429
+	case isContextLength(body):
+		class = ErrContextLength
+	case code >= 500:
+		class = ErrHTTP5xx
+	}
+	s.setError(class, c.redact(fmt.Sprintf("HTTP %d: %s", code, bodyMessage(body))))
+}
+
+// bodyMessage extracts the error message from an error body: OpenAI's
+// {"error":{"message":…}}, {"error":"…"}, vLLM's {"message":…}, FastAPI's
+// {"detail":…}, or the text itself.
+func bodyMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message json.RawMessage `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		if len(v.Error) > 0 && json.Unmarshal(v.Error, &inner) == nil && inner.Message != "" {
+			return truncate(inner.Message, maxErrorMessage)
+		}
+		for _, raw := range []json.RawMessage{v.Error, v.Message, v.Detail} {
+			var s string
+			if len(raw) == 0 || string(raw) == "null" {
+				continue
+			}
+			if json.Unmarshal(raw, &s) == nil {
+				return truncate(s, maxErrorMessage)
+			}
+			return truncate(string(raw), maxErrorMessage)
+		}
+	}
+	return truncate(strings.TrimSpace(string(body)), maxErrorMessage)
+}
+
+// truncate shortens s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// redact removes the API key from a message.
+func (c *Client) redact(msg string) string {
+	if c.cfg.APIKey == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, c.cfg.APIKey, "[REDACTED]")
+}

@@ -1,0 +1,359 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"mime"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+// clockBase anchors record times: unix ns = base wall time + monotonic elapsed, so
+// record times never jump with wall-clock adjustments during a run.
+var (
+	clockBase   = time.Now()
+	clockBaseNs = clockBase.UnixNano()
+)
+
+// unixNs converts a time taken with time.Now (monotonic) to unix nanoseconds on the
+// process's monotonic base.
+func unixNs(t time.Time) int64 { return clockBaseNs + int64(t.Sub(clockBase)) }
+
+// monoNs returns monotonic nanoseconds since clockBase.
+func monoNs(t time.Time) int64 { return int64(t.Sub(clockBase)) }
+
+// msPtr returns d in milliseconds, clamped at 0.
+func msPtr(d time.Duration) *float64 {
+	if d < 0 {
+		d = 0
+	}
+	v := float64(d) / 1e6
+	return &v
+}
+
+// stream is the per-request state of Do, pooled with its buffers.
+type stream struct {
+	c      *Client
+	rec    *Record
+	parser SSEParser
+	dec    chunkDecoder
+	buf    []byte
+	answer []byte
+	icl    []float64
+	emit   func(SSEEvent) error
+
+	now, sent, first, firstOut, last time.Time
+	haveFirst, haveOut, haveLast     bool
+	events, reasoningEvents          int
+
+	usageSeen              bool
+	prompt, compl, reason  int
+	haveReason, done       bool
+	finish                 []byte
+	errClass, errMsg       string
+	decodeErrs, eventsSeen int
+}
+
+func newStream(c *Client) *stream {
+	s := &stream{c: c, buf: make([]byte, streamBufSize)}
+	s.emit = s.onEvent
+	s.parser.SetMaxLine(maxEventBytes)
+	return s
+}
+
+// maxEventBytes bounds one SSE line/event (a guard against a server that never ends a
+// line); real chunks are a few hundred bytes.
+const maxEventBytes = 16 << 20
+
+func (s *stream) reset(rec *Record) {
+	*s = stream{
+		c: s.c, rec: rec, parser: s.parser, dec: s.dec, buf: s.buf, emit: s.emit,
+		answer: s.answer[:0], icl: s.icl[:0], finish: s.finish[:0],
+	}
+	s.parser.Reset()
+}
+
+// setError records the first failure of the request.
+func (s *stream) setError(class, msg string) {
+	if s.errClass == "" {
+		s.errClass, s.errMsg = class, msg
+	}
+}
+
+// onEvent applies one SSE event read at s.now.
+func (s *stream) onEvent(ev SSEEvent) error {
+	s.eventsSeen++
+	data := bytes.TrimSpace(ev.Data)
+	if string(ev.Type) == "error" {
+		msg := string(data)
+		s.setError(classifyInBand(data), s.c.redact(msg))
+		return nil
+	}
+	if len(data) == 0 || s.done {
+		return nil
+	}
+	if string(data) == "[DONE]" {
+		s.done = true
+		return nil
+	}
+	if err := s.dec.decode(data); err != nil {
+		s.decodeErrs++
+		s.setError(ErrDecode, s.c.redact("decode chunk: "+err.Error()+": "+truncate(string(data), 200)))
+		return nil
+	}
+	s.apply(&s.dec.c)
+	return nil
+}
+
+// apply folds one decoded chunk into the stream's metrics.
+func (s *stream) apply(c *chunk) {
+	if c.hasError {
+		s.setError(classifyInBand(c.errRaw), s.c.redact(string(c.errText)))
+	}
+	content, reasoning := len(c.content) > 0, c.reasoning > 0
+	if content || reasoning {
+		if !s.haveFirst {
+			s.first, s.haveFirst = s.now, true
+		}
+		if content && !s.haveOut {
+			s.firstOut, s.haveOut = s.now, true
+		}
+		if s.haveLast && s.c.cfg.SaveICL {
+			s.icl = append(s.icl, float64(s.now.Sub(s.last))/1e6)
+		}
+		s.last, s.haveLast = s.now, true
+		s.events++
+		if !content {
+			s.reasoningEvents++
+		}
+		s.answer = append(s.answer, c.content...)
+	}
+	if len(c.finishReason) > 0 {
+		s.finish = append(s.finish[:0], c.finishReason...)
+	}
+	if c.hasUsage {
+		s.usageSeen = true
+		// Some servers send a zero usage in every chunk and the real one last: keep
+		// the last non-zero values.
+		if c.complTok > 0 {
+			s.compl = c.complTok
+		}
+		if c.promptTok > 0 {
+			s.prompt = c.promptTok
+		}
+		if c.hasReasonTok && c.reasonTok > 0 {
+			s.reason, s.haveReason = c.reasonTok, true
+		}
+	}
+}
+
+// readStream reads a 2xx response body as an event stream (or, when the server
+// ignored stream=true, as one JSON completion).
+func (c *Client) readStream(parent, ctx context.Context, s *stream, resp *http.Response, wd *watchdog) {
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+		c.readJSONBody(parent, ctx, s, resp, wd)
+		return
+	}
+	for {
+		n, err := resp.Body.Read(s.buf)
+		if n > 0 {
+			s.now = time.Now()
+			wd.touch(s.now)
+			if perr := s.parser.Feed(s.buf[:n], s.emit); perr != nil {
+				s.setError(ErrDecode, "parse event stream: "+perr.Error())
+				return
+			}
+		}
+		if err == io.EOF {
+			s.now = time.Now()
+			_ = s.parser.Finish(s.emit)
+			return
+		}
+		if err != nil {
+			if s.done {
+				return // a reset after [DONE] loses nothing
+			}
+			class, msg := c.classifyTransport(parent, ctx, err, true)
+			s.setError(class, msg)
+			return
+		}
+	}
+}
+
+// readJSONBody handles a non-streamed JSON answer as a single event.
+func (c *Client) readJSONBody(parent, ctx context.Context, s *stream, resp *http.Response, wd *watchdog) {
+	body, err := readLimited(resp.Body, maxEventBytes, wd)
+	if err != nil {
+		class, msg := c.classifyTransport(parent, ctx, err, true)
+		s.setError(class, msg)
+		return
+	}
+	s.now = time.Now()
+	_ = s.onEvent(SSEEvent{Data: body})
+	s.done = s.errClass == ""
+}
+
+// readLimited reads up to limit bytes of r, touching the watchdog as data arrives.
+func readLimited(r io.Reader, limit int, wd *watchdog) ([]byte, error) {
+	var out []byte
+	buf := make([]byte, 4096)
+	for len(out) < limit {
+		n, err := r.Read(buf)
+		if n > 0 {
+			wd.touch(time.Now())
+			out = append(out, buf[:n]...)
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// finalize writes the stream's outcome into its record.
+func (s *stream) finalize() {
+	rec := s.rec
+	rec.SentNs = unixNs(s.sent)
+	if rec.ScheduledNs != 0 && rec.ScheduleLagMs == nil {
+		rec.ScheduleLagMs = msPtr(time.Duration(rec.SentNs - rec.ScheduledNs))
+	}
+	if s.haveFirst {
+		rec.FirstTokenNs = unixNs(s.first)
+		rec.TTFTMs = msPtr(s.first.Sub(s.sent))
+	}
+	if s.haveOut {
+		rec.TTFOMs = msPtr(s.firstOut.Sub(s.sent))
+	}
+	if s.haveLast {
+		rec.EndNs = unixNs(s.last)
+	}
+	switch {
+	case s.compl > 0 || (s.usageSeen && s.events == 0):
+		rec.OutputTokens, rec.TokensSource = s.compl, TokensUsage
+	default:
+		rec.OutputTokens, rec.TokensSource = s.events, TokensCounted
+	}
+	rec.PromptTokens = s.prompt
+	rec.ReasoningTokens = s.reasoningEvents
+	if s.haveReason {
+		rec.ReasoningTokens = s.reason
+	}
+	rec.Chunks = s.events
+	rec.FinishReason = string(s.finish)
+	if s.errClass == "" && !s.done && len(s.finish) == 0 && !s.usageSeen {
+		s.setError(ErrStreamTruncated, "stream ended without finish_reason, usage or [DONE]")
+	}
+	if s.errClass != "" {
+		rec.Status, rec.ErrorClass, rec.Error = StatusError, s.errClass, s.errMsg
+		return
+	}
+	rec.Status = StatusOK
+	if s.c.cfg.SaveICL && len(s.icl) > 0 {
+		rec.ICLMs = append([]float64(nil), s.icl...)
+	}
+	if !s.haveLast {
+		return
+	}
+	e2e := s.last.Sub(s.sent)
+	rec.E2EMs = msPtr(e2e)
+	// ITL needs at least two timed events: tokens that all arrived in one event carry
+	// no inter-token timing.
+	if rec.OutputTokens >= 2 && s.events >= 2 {
+		itl := float64(s.last.Sub(s.first)) / 1e6 / float64(rec.OutputTokens-1)
+		rec.ITLMs = &itl
+	}
+}
+
+// resetRecord clears the fields Do fills, leaving the caller's identity fields.
+func resetRecord(rec *Record) {
+	rec.SentNs, rec.FirstTokenNs, rec.EndNs = 0, 0, 0
+	rec.TTFTMs, rec.TTFOMs, rec.ITLMs, rec.E2EMs, rec.ICLMs = nil, nil, nil, nil, nil
+	rec.PromptTokens, rec.OutputTokens, rec.ReasoningTokens, rec.Chunks = 0, 0, 0, 0
+	rec.TokensSource, rec.FinishReason = "", ""
+	rec.Status, rec.ErrorClass, rec.HTTPStatus, rec.Error = "", "", 0, ""
+}
+
+// watchdog enforces the first-byte and idle timeouts by cancelling the request's
+// context with a cause. Reads only store a timestamp; the timer re-arms itself lazily.
+type watchdog struct {
+	cancel      context.CancelCauseFunc
+	firstByte   time.Duration
+	idle        time.Duration
+	timer       atomic.Pointer[time.Timer]
+	phase       atomic.Int32
+	lastReadMNs atomic.Int64
+}
+
+const (
+	wdOff int32 = iota
+	wdFirstByte
+	wdIdle
+)
+
+func newWatchdog(cancel context.CancelCauseFunc, firstByte, idle time.Duration) *watchdog {
+	w := &watchdog{cancel: cancel, firstByte: firstByte, idle: idle}
+	if firstByte > 0 || idle > 0 {
+		t := time.AfterFunc(time.Hour, w.fire)
+		t.Stop()
+		w.timer.Store(t)
+	}
+	return w
+}
+
+func (w *watchdog) arm(phase int32, d time.Duration) {
+	w.phase.Store(phase)
+	w.timer.Load().Reset(d)
+}
+
+// armFirstByte starts the first-byte timeout (on getting a connection).
+func (w *watchdog) armFirstByte() {
+	if w.firstByte > 0 {
+		w.arm(wdFirstByte, w.firstByte)
+	}
+}
+
+// armIdle switches to the idle timeout once the response headers are in.
+func (w *watchdog) armIdle(now time.Time) {
+	if w.idle <= 0 {
+		w.phase.Store(wdOff)
+		if t := w.timer.Load(); t != nil {
+			t.Stop()
+		}
+		return
+	}
+	w.lastReadMNs.Store(monoNs(now))
+	w.arm(wdIdle, w.idle)
+}
+
+// touch notes that data arrived at now.
+func (w *watchdog) touch(now time.Time) {
+	if w.idle > 0 {
+		w.lastReadMNs.Store(monoNs(now))
+	}
+}
+
+func (w *watchdog) fire() {
+	switch w.phase.Load() {
+	case wdFirstByte:
+		w.cancel(errTimeoutFirstByte)
+	case wdIdle:
+		since := time.Duration(monoNs(time.Now()) - w.lastReadMNs.Load())
+		if since < w.idle {
+			w.timer.Load().Reset(w.idle - since)
+			return
+		}
+		w.cancel(errTimeoutIdle)
+	}
+}
+
+func (w *watchdog) stop() {
+	w.phase.Store(wdOff)
+	if t := w.timer.Load(); t != nil {
+		t.Stop()
+	}
+}

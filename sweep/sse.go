@@ -1,0 +1,176 @@
+package sweep
+
+import "bytes"
+
+// SSEEvent is one dispatched server-sent event. Type and Data alias the parser's
+// buffers: they are valid only until the callback that received them returns.
+type SSEEvent struct {
+	// Type is the value of the last "event:" field ("" means the default "message").
+	Type []byte
+	// Data is the event's "data:" field values joined with "\n".
+	Data []byte
+}
+
+// SSEParser is an incremental text/event-stream parser following the WHATWG
+// "server-sent events" interpretation rules: LF, CRLF and bare CR line endings; "data:"
+// with or without the single leading space; multi-line data joined with "\n"; comment
+// lines (":" first) ignored; "event:" kept as the event type; "id:" and "retry:" and
+// unknown fields tolerated; a leading UTF-8 BOM skipped. Input may be split across Feed
+// calls at any byte, including inside a CRLF pair or a multi-byte UTF-8 character.
+//
+// The parser keeps its buffers between events and calls, so in the steady state it does
+// not allocate. The zero value is ready to use; it is not safe for concurrent use.
+type SSEParser struct {
+	line    []byte // an unterminated line carried across Feed calls
+	data    []byte // the current event's data buffer
+	typ     []byte // the current event's type buffer
+	hasData bool   // a data field was seen in the current event
+	skipLF  bool   // the previous line ended with CR: a leading LF belongs to it
+	bomSeen int    // bytes of a leading BOM matched so far (3 = done checking)
+	maxLine int    // 0 = unlimited; otherwise longer lines are an error
+}
+
+// ErrSSELineTooLong is returned by Feed when a line exceeds the limit set with
+// SetMaxLine.
+var ErrSSELineTooLong = errSSE("sse: line exceeds the maximum length")
+
+type errSSE string
+
+func (e errSSE) Error() string { return string(e) }
+
+// SetMaxLine bounds the length in bytes of one line and of one event's data (0 means
+// unlimited, the default). A longer line makes Feed return ErrSSELineTooLong.
+func (p *SSEParser) SetMaxLine(n int) { p.maxLine = n }
+
+// Reset clears all state so the parser can read a new stream, keeping its buffers.
+func (p *SSEParser) Reset() {
+	limit := p.maxLine
+	*p = SSEParser{line: p.line[:0], data: p.data[:0], typ: p.typ[:0], maxLine: limit}
+}
+
+var bom = [3]byte{0xEF, 0xBB, 0xBF}
+
+// Feed parses b, calling emit for every event completed by it. An error returned by
+// emit stops parsing and is returned as is.
+func (p *SSEParser) Feed(b []byte, emit func(SSEEvent) error) error {
+	b = p.stripBOM(b)
+	for len(b) > 0 {
+		if p.skipLF {
+			p.skipLF = false
+			if b[0] == '\n' {
+				b = b[1:]
+				continue
+			}
+		}
+		i := indexEOL(b)
+		if i < 0 {
+			if p.maxLine > 0 && len(p.line)+len(b) > p.maxLine {
+				return ErrSSELineTooLong
+			}
+			p.line = append(p.line, b...)
+			return nil
+		}
+		line := b[:i]
+		if len(p.line) > 0 {
+			p.line = append(p.line, line...)
+			line = p.line
+		}
+		if b[i] == '\r' {
+			p.skipLF = true
+		}
+		b = b[i+1:]
+		err := p.processLine(line, emit)
+		p.line = p.line[:0]
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Finish ends the stream. Unlike the strict specification, which discards an event not
+// followed by a blank line, it dispatches an event whose data lines were all complete
+// (terminated) when the stream ended; an unterminated last line is discarded, so a
+// stream cut inside a line never yields a partial event.
+func (p *SSEParser) Finish(emit func(SSEEvent) error) error {
+	p.line = p.line[:0]
+	if !p.hasData {
+		return nil
+	}
+	return p.dispatch(emit)
+}
+
+// stripBOM skips a UTF-8 byte order mark at the very start of the stream, even when it
+// is split across calls.
+func (p *SSEParser) stripBOM(b []byte) []byte {
+	for p.bomSeen < 3 && len(b) > 0 {
+		if b[0] != bom[p.bomSeen] {
+			if p.bomSeen > 0 {
+				// A partial BOM that turned out not to be one: those bytes belong to
+				// the first line. Replay them.
+				p.line = append(p.line, bom[:p.bomSeen]...)
+			}
+			p.bomSeen = 3
+			break
+		}
+		p.bomSeen++
+		b = b[1:]
+	}
+	return b
+}
+
+// indexEOL returns the index of the first CR or LF in b, or -1.
+func indexEOL(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	head := b
+	if i >= 0 {
+		head = b[:i]
+	}
+	if j := bytes.IndexByte(head, '\r'); j >= 0 {
+		return j
+	}
+	return i
+}
+
+func (p *SSEParser) processLine(line []byte, emit func(SSEEvent) error) error {
+	if len(line) == 0 {
+		if !p.hasData {
+			p.typ = p.typ[:0]
+			return nil
+		}
+		return p.dispatch(emit)
+	}
+	if line[0] == ':' {
+		return nil // comment
+	}
+	field, value := line, line[:0]
+	if c := bytes.IndexByte(line, ':'); c >= 0 {
+		field, value = line[:c], line[c+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	}
+	switch string(field) {
+	case "data":
+		if p.maxLine > 0 && len(p.data)+len(value)+1 > p.maxLine {
+			return ErrSSELineTooLong
+		}
+		if p.hasData {
+			p.data = append(p.data, '\n')
+		}
+		p.data = append(p.data, value...)
+		p.hasData = true
+	case "event":
+		p.typ = append(p.typ[:0], value...)
+	}
+	// "id", "retry" and unknown fields are tolerated and ignored.
+	return nil
+}
+
+func (p *SSEParser) dispatch(emit func(SSEEvent) error) error {
+	err := emit(SSEEvent{Type: p.typ, Data: p.data})
+	p.data = p.data[:0]
+	p.typ = p.typ[:0]
+	p.hasData = false
+	return err
+}
