@@ -41,7 +41,7 @@ func startScraper(urls []string, interval time.Duration, out *runWriter, log *sl
 		interval = defaultMetricsInterval
 	}
 	s := &scraper{urls: urls, interval: interval, out: out, log: log,
-		client: &http.Client{Timeout: max(interval, time.Second)}}
+		client: &http.Client{Timeout: max(2*interval, 5*time.Second)}}
 	s.step.Store(-1)
 	if len(urls) == 0 {
 		return s

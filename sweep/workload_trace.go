@@ -29,6 +29,9 @@ type traceRow struct {
 type traceData struct {
 	format string
 	rows   []traceRow
+	// blockWords is the words per hash-id block: 512 scaled by the prompt scale, so the
+	// trace's prefix-sharing structure survives length scaling.
+	blockWords int
 }
 
 // azureTimeLayout is the Azure trace's TIMESTAMP format ("2023-11-16 18:17:03.9799600").
@@ -72,7 +75,8 @@ type rawTraceRow struct {
 
 func scaleTrace(t plan.Trace, raw []rawTraceRow) *traceData {
 	ts, ps, os := orOne(t.TimeScale), orOne(t.PromptScale), orOne(t.OutputScale)
-	td := &traceData{format: t.Format, rows: make([]traceRow, len(raw))}
+	td := &traceData{format: t.Format, rows: make([]traceRow, len(raw)),
+		blockWords: max(int(math.Round(blockTokens*ps)), 1)}
 	for i, r := range raw {
 		row := traceRow{
 			offset:  time.Duration(float64(r.atNs-raw[0].atNs) * ts),
@@ -174,9 +178,9 @@ func readAzure(r io.Reader, start, rows int) ([]rawTraceRow, error) {
 	return out, nil
 }
 
-// promptText builds row's prompt: for Mooncake rows, one deterministic 512-word block per
-// hash id (equal ids give equal blocks, hence shared prefixes), cut or extended with
-// unique words to the row's prompt tokens; otherwise unique words.
+// promptText builds row's prompt: for Mooncake rows, one deterministic block of
+// blockWords words per hash id (equal ids give equal blocks, hence shared prefixes), cut
+// or extended with unique words to the row's prompt tokens; otherwise unique words.
 func (td *traceData) promptText(row traceRow, seed int64, r *rand.Rand) string {
 	var b strings.Builder
 	words := 0
@@ -184,7 +188,7 @@ func (td *traceData) promptText(row traceRow, seed int64, r *rand.Rand) string {
 		if words >= row.prompt {
 			break
 		}
-		n := min(blockTokens, row.prompt-words)
+		n := min(td.blockWords, row.prompt-words)
 		appendWords(&b, seededRand(seed, 0xB10C, uint64(id)), n)
 		words += n
 	}
