@@ -1,17 +1,142 @@
 // Package report renders an Analysis (and the run directory's records) into the
 // outputs people read: PDF, XLSX, charts, JSON, Markdown and CSV, one file per format.
+//
+// Write reads everything it needs from the run directory (records.jsonl,
+// server-metrics.jsonl, run.json) plus the Analysis, so a report can be regenerated
+// from a run directory alone. The output is reproducible: dates come from the run
+// (run.json's started_at, else the first record), never from the wall clock.
 package report
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/sweep"
 )
 
 // Formats are the accepted report formats.
 var Formats = []string{"pdf", "xlsx", "charts", "json", "md", "csv"}
 
-// Write renders a into the run directory dir in each of formats (nil = all).
+// Output file names inside the run directory.
+const (
+	FilePDF      = "report.pdf"
+	FileXLSX     = "report.xlsx"
+	FileJSON     = "report.json"
+	FileMarkdown = "summary.md"
+	FileStepsCSV = "steps.csv"
+	DirCharts    = "charts"
+)
+
+// Write renders a into the run directory dir in each of formats (nil = all). It reads
+// records.jsonl and server-metrics.jsonl from dir when present (both are optional: the
+// Requests sheet, the CDF and the server charts are then empty or left out). It returns
+// an error naming the format that failed; an unknown format is an error before anything
+// is written.
 func Write(dir string, a *analysis.Analysis, formats []string) error {
-	return errors.New("report.Write: not implemented yet")
+	if a == nil {
+		return errors.New("report: nil analysis")
+	}
+	want, err := normaliseFormats(formats)
+	if err != nil {
+		return err
+	}
+	in, err := loadInput(dir, a)
+	if err != nil {
+		return err
+	}
+	var charts []Chart
+	if want["charts"] || want["pdf"] || want["json"] || want["md"] {
+		charts = buildCharts(in)
+	}
+	if want["charts"] {
+		if err := writeCharts(filepath.Join(dir, DirCharts), charts); err != nil {
+			return fmt.Errorf("report charts: %w", err)
+		}
+	}
+	writers := []struct {
+		format string
+		fn     func() error
+	}{
+		{"pdf", func() error { return writePDF(filepath.Join(dir, FilePDF), in, charts) }},
+		{"xlsx", func() error { return writeXLSX(filepath.Join(dir, FileXLSX), in) }},
+		{"json", func() error { return writeJSON(filepath.Join(dir, FileJSON), in, chartFiles(want["charts"], charts)) }},
+		{"md", func() error {
+			return writeMarkdown(filepath.Join(dir, FileMarkdown), in, chartFiles(want["charts"], charts))
+		}},
+		{"csv", func() error { return writeStepsCSV(filepath.Join(dir, FileStepsCSV), in) }},
+	}
+	for _, w := range writers {
+		if !want[w.format] {
+			continue
+		}
+		if err := w.fn(); err != nil {
+			return fmt.Errorf("report %s: %w", w.format, err)
+		}
+	}
+	return nil
+}
+
+// normaliseFormats turns a format list into a set; nil or empty means all formats.
+func normaliseFormats(formats []string) (map[string]bool, error) {
+	want := map[string]bool{}
+	if len(formats) == 0 {
+		formats = Formats
+	}
+	for _, f := range formats {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if f == "markdown" {
+			f = "md"
+		}
+		if !slices.Contains(Formats, f) {
+			return nil, fmt.Errorf("report: unknown format %q (want one of %s)", f, strings.Join(Formats, ", "))
+		}
+		want[f] = true
+	}
+	return want, nil
+}
+
+// input is everything a report is rendered from.
+type input struct {
+	dir     string
+	a       *analysis.Analysis
+	records []sweep.Record
+	metrics []sweep.MetricSample
+	// date is the run's start (run.json, else the first record); zero when unknown.
+	date time.Time
+}
+
+// loadInput reads the optional run-directory files next to the analysis.
+func loadInput(dir string, a *analysis.Analysis) (*input, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("report: run directory %q: not a directory", dir)
+	}
+	in := &input{dir: dir, a: a}
+	var err error
+	if in.records, err = readRecords(filepath.Join(dir, sweep.FileRecords)); err != nil {
+		return nil, err
+	}
+	if in.metrics, err = readMetrics(filepath.Join(dir, sweep.FileServerMetrics)); err != nil {
+		return nil, err
+	}
+	in.date = runDate(dir, in.records)
+	return in, nil
+}
+
+// chartFiles lists the chart files (relative to the run directory) when they were written.
+func chartFiles(written bool, charts []Chart) []string {
+	if !written {
+		return nil
+	}
+	var out []string
+	for _, c := range charts {
+		out = append(out, filepath.ToSlash(filepath.Join(DirCharts, c.Name+".svg")),
+			filepath.ToSlash(filepath.Join(DirCharts, c.Name+".png")))
+	}
+	return out
 }

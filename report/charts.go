@@ -1,0 +1,291 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/llmcap/llmcap/analysis"
+)
+
+// Chart sizes and resolution. The PNG has the physical size of its PDF cell, so its
+// fonts print at their nominal size; ChartDPI keeps it crisp in print.
+const (
+	ChartWidth  = 17 * vg.Centimeter
+	ChartHeight = 8.5 * vg.Centimeter
+	ChartDPI    = 200
+)
+
+// chartFontVariant selects Liberation Sans (gonum/plot's default typeface is serif).
+const chartFontVariant = "Sans"
+
+// Chart is one rendered chart.
+type Chart struct {
+	// Name is the file stem under charts/ (e.g. "ttft-short-chat").
+	Name string
+	// Title is the chart's title; Segment is its segment ("" for cross-segment charts).
+	Title   string
+	Segment string
+	// Kind is ttft, itl, throughput, fit, pareto, cdf, server-queue or server-kv.
+	Kind string
+	// SVG and PNG are the rendered bytes (PNG at ChartDPI).
+	SVG, PNG []byte
+	// Err is set when the chart could not be built or rendered (it is then skipped).
+	Err error
+}
+
+// chartSpec is a chart to build: the plot constructor runs in a worker.
+type chartSpec struct {
+	name, title, segment, kind string
+	build                      func() (*plot.Plot, error)
+}
+
+// chartSpecs lists every chart the run's data supports, in report order.
+func chartSpecs(in *input) []chartSpec {
+	a := in.a
+	var specs []chartSpec
+	for _, seg := range allSegments(a) {
+		seg := seg
+		slug := slugify(seg.Segment)
+		add := func(kind, title string, fn func() (*plot.Plot, error)) {
+			specs = append(specs, chartSpec{kind + "-" + slug, title, seg.Segment, kind, fn})
+		}
+		add("ttft", "TTFT vs load: "+seg.Segment, func() (*plot.Plot, error) { return TTFTPlot(a, seg) })
+		add("itl", "ITL vs load: "+seg.Segment, func() (*plot.Plot, error) { return ITLPlot(a, seg) })
+		add("throughput", "Throughput and goodput: "+seg.Segment, func() (*plot.Plot, error) { return ThroughputPlot(a, seg) })
+		if seg.Fit != nil && len(seg.Fit.Curve) > 0 {
+			add("fit", "Model fit: "+seg.Segment, func() (*plot.Plot, error) { return FitPlot(a, seg) })
+		}
+		if len(in.records) > 0 {
+			add("cdf", "TTFT CDF: "+seg.Segment, func() (*plot.Plot, error) { return CDFPlot(a, seg, in.records) })
+		}
+	}
+	specs = append(specs, chartSpec{"pareto", "Per-user vs total tokens/s", "", "pareto",
+		func() (*plot.Plot, error) { return ParetoPlot(a) }})
+	if len(in.metrics) > 0 {
+		specs = append(specs,
+			chartSpec{"server-queue", "Server queue over time", "", "server-queue",
+				func() (*plot.Plot, error) { return ServerQueuePlot(in.metrics) }},
+			chartSpec{"server-kv", "KV cache usage over time", "", "server-kv",
+				func() (*plot.Plot, error) { return ServerKVPlot(in.metrics) }})
+	}
+	return specs
+}
+
+// buildCharts builds and renders every chart in parallel; charts whose data is
+// unusable carry Err and no bytes.
+func buildCharts(in *input) []Chart {
+	specs := chartSpecs(in)
+	out := make([]Chart, len(specs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for i, s := range specs {
+		out[i] = Chart{Name: s.name, Title: s.title, Segment: s.segment, Kind: s.kind}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			p, err := s.build()
+			if err == nil {
+				out[i].SVG, err = RenderSVG(p, ChartWidth, ChartHeight)
+			}
+			if err == nil {
+				out[i].PNG, err = RenderPNG(p, ChartWidth, ChartHeight, ChartDPI)
+			}
+			out[i].Err = err
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// writeCharts writes each chart as NAME.svg and NAME.png into dir.
+func writeCharts(dir string, charts []Chart) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, c := range charts {
+		if c.Err != nil {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, c.Name+".svg"), c.SVG, 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, c.Name+".png"), c.PNG, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RenderSVG draws p as SVG text of size w×h (fonts referenced, not embedded).
+func RenderSVG(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
+	defer recoverDraw(&err)
+	c := vgsvg.New(w, h)
+	p.Draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("render svg: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// RenderPNG draws p as a PNG of physical size w×h at dpi dots per inch.
+func RenderPNG(p *plot.Plot, w, h vg.Length, dpi int) (out []byte, err error) {
+	defer recoverDraw(&err)
+	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
+	p.Draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("render png: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// recoverDraw turns a panic inside gonum/plot's drawing (e.g. a degenerate log axis)
+// into an error.
+func recoverDraw(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("draw chart: %v", r)
+	}
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slugify turns a segment name into a file-name-safe stem.
+func slugify(s string) string {
+	s = strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if s == "" {
+		return "segment"
+	}
+	return s
+}
+
+// newPlot is a plot with a title, axis labels, a grid and the legend on top-left.
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.Add(plotter.NewGrid())
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Title.TextStyle.Font.Size, p.Title.TextStyle.Font.Variant = vg.Points(11), chartFontVariant
+	p.Legend.TextStyle.Font.Size, p.Legend.TextStyle.Font.Variant = vg.Points(8), chartFontVariant
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle.Font.Size, ax.Label.TextStyle.Font.Variant = vg.Points(9), chartFontVariant
+		ax.Tick.Label.Font.Size, ax.Tick.Label.Font.Variant = vg.Points(8), chartFontVariant
+		ax.Tick.Marker = compactTicks{plot.DefaultTicks{}}
+	}
+	return p
+}
+
+// compactTicks formats tick labels with the fewest digits ("25", not "25.00").
+type compactTicks struct{ plot.Ticker }
+
+// Ticks implements plot.Ticker.
+func (c compactTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := c.Ticker.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
+		}
+	}
+	return ticks
+}
+
+// xys builds points from f over the steps, dropping non-finite points (and non-positive
+// ones when positive is set, for log axes).
+func xys(steps []analysis.StepStats, positive bool, f func(analysis.StepStats) (float64, float64)) plotter.XYs {
+	var out plotter.XYs
+	for _, s := range steps {
+		x, y := f(s)
+		if !finite(x) || !finite(y) || (positive && (x <= 0 || y <= 0)) {
+			continue
+		}
+		out = append(out, plotter.XY{X: x, Y: y})
+	}
+	return out
+}
+
+// addSeries adds a line+points series in palette colour i (shape i, dashes d) if it has points.
+func addSeries(p *plot.Plot, name string, pts plotter.XYs, i, d int) error {
+	if len(pts) == 0 {
+		return nil
+	}
+	l, s, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return fmt.Errorf("series %s: %w", name, err)
+	}
+	l.Color, s.Color = plotutil.Color(i), plotutil.Color(i)
+	l.Dashes = plotutil.Dashes(d)
+	l.Width = vg.Points(1.5)
+	s.Shape = plotutil.Shape(i)
+	p.Add(l, s)
+	p.Legend.Add(name, l, s)
+	return nil
+}
+
+// hline adds a dashed horizontal reference line at y.
+func hline(p *plot.Plot, name string, y float64, c color.Color) {
+	if !finite(y) {
+		return
+	}
+	f := plotter.NewFunction(func(float64) float64 { return y })
+	f.Color, f.Width, f.Dashes = c, vg.Points(1.2), []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(f)
+	p.Legend.Add(name, f)
+}
+
+// vline adds a dashed vertical line at x from y0 to y1, with a legend entry.
+func vline(p *plot.Plot, name string, x, y0, y1 float64, c color.Color) error {
+	if !finite(x) || !finite(y0) || !finite(y1) {
+		return nil
+	}
+	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}})
+	if err != nil {
+		return err
+	}
+	l.Color, l.Width, l.Dashes = c, vg.Points(1.2), []vg.Length{vg.Points(2), vg.Points(2)}
+	p.Add(l)
+	p.Legend.Add(name, l)
+	return nil
+}
+
+// useLogY switches the y axis to log10 when every value is positive and they span
+// more than a factor of span.
+func useLogY(p *plot.Plot, ys []float64, span float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, y := range ys {
+		if !finite(y) {
+			continue
+		}
+		lo, hi = math.Min(lo, y), math.Max(hi, y)
+	}
+	if !(lo > 0) || hi/lo < span {
+		return false
+	}
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	return true
+}
+
+var (
+	slaRed      = color.RGBA{R: 200, G: 30, B: 30, A: 255}
+	capacityCol = color.RGBA{R: 20, G: 120, B: 40, A: 255}
+	bandCol     = color.RGBA{R: 70, G: 130, B: 200, A: 60}
+	shadeCols   = []color.Color{color.RGBA{R: 235, G: 235, B: 245, A: 255}, color.RGBA{R: 245, G: 245, B: 230, A: 255}}
+)

@@ -1,0 +1,376 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
+)
+
+// TTFTPlot is TTFT p50/p95/p99 (ms) vs load for one segment, with each TTFT SLA
+// threshold as a dashed line and the capacity point marked. The y axis is log10 when
+// the values span more than 20×.
+func TTFTPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, error) {
+	p := newPlot("TTFT vs load: "+seg.Segment, loadLabel(a), "TTFT (ms)")
+	var ys []float64
+	for _, s := range seg.Steps {
+		ys = append(ys, s.TTFTMs.P50, s.TTFTMs.P95, s.TTFTMs.P99)
+	}
+	logY := useLogY(p, ys, 20)
+	stats := []struct {
+		name string
+		get  func(analysis.Summary) float64
+	}{
+		{"p50", func(s analysis.Summary) float64 { return s.P50 }},
+		{"p95", func(s analysis.Summary) float64 { return s.P95 }},
+		{"p99", func(s analysis.Summary) float64 { return s.P99 }},
+	}
+	for i, st := range stats {
+		pts := xys(seg.Steps, logY, func(s analysis.StepStats) (float64, float64) { return s.Load, st.get(s.TTFTMs) })
+		if err := addSeries(p, "TTFT "+st.name, pts, i, 0); err != nil {
+			return nil, err
+		}
+	}
+	threshold := math.NaN()
+	for _, c := range a.Constraints {
+		if c.Metric == "ttft" && c.ThresholdMs > 0 {
+			hline(p, "SLA "+constraintText(c), c.ThresholdMs, slaRed)
+			if !finite(threshold) {
+				threshold = c.ThresholdMs
+			}
+		}
+	}
+	if err := markCapacity(p, a, seg, threshold, ys, logY); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// markCapacity draws the capacity load as a vertical line over the data's y range.
+func markCapacity(p *plot.Plot, a *analysis.Analysis, seg analysis.SegmentAnalysis, yMark float64, ys []float64, logY bool) error {
+	x := capacityLoad(a, seg.Capacity)
+	if !finite(x) {
+		return nil
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, y := range append(ys, yMark) {
+		if finite(y) && (!logY || y > 0) {
+			lo, hi = math.Min(lo, y), math.Max(hi, y)
+		}
+	}
+	if !finite(lo) {
+		return nil
+	}
+	if !logY {
+		lo = math.Min(lo, 0)
+	}
+	return vline(p, fmt.Sprintf("capacity %s %s", auto(x), loadName(a)), x, lo, hi, capacityCol)
+}
+
+// ITLPlot is ITL p50/p95 (ms) vs load for one segment, with the model's ITL curve
+// (dashed) and any ITL SLA threshold.
+func ITLPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, error) {
+	p := newPlot("ITL vs load: "+seg.Segment, loadLabel(a), "ITL (ms per token)")
+	p50 := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.ITLMs.P50 })
+	p95 := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.ITLMs.P95 })
+	if err := addSeries(p, "ITL p50", p50, 0, 0); err != nil {
+		return nil, err
+	}
+	if err := addSeries(p, "ITL p95", p95, 1, 0); err != nil {
+		return nil, err
+	}
+	if seg.Fit != nil {
+		var model plotter.XYs
+		for _, c := range seg.Fit.Curve {
+			if finite(c.Load) && finite(c.ITLp50Ms) {
+				model = append(model, plotter.XY{X: c.Load, Y: c.ITLp50Ms})
+			}
+		}
+		if err := addLine(p, "model ITL p50", model, 2); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range a.Constraints {
+		if c.Metric == "itl" && c.ThresholdMs > 0 {
+			hline(p, "SLA "+constraintText(c), c.ThresholdMs, slaRed)
+			p.Y.Max = max(p.Y.Max, 1.15*c.ThresholdMs) // the SLA line stays in view
+		}
+	}
+	p.Y.Min = 0
+	p.Legend.Left = false
+	return p, nil
+}
+
+// addLine adds a dashed model line (no markers) in palette colour i.
+func addLine(p *plot.Plot, name string, pts plotter.XYs, i int) error {
+	if len(pts) < 2 {
+		return nil
+	}
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return fmt.Errorf("line %s: %w", name, err)
+	}
+	l.Color, l.Width, l.Dashes = plotutil.Color(i), vg.Points(1.2), []vg.Length{vg.Points(6), vg.Points(3)}
+	p.Add(l)
+	p.Legend.Add(name, l)
+	return nil
+}
+
+// ThroughputPlot is request throughput and goodput (req/s) vs load for one segment,
+// with the model's predicted throughput and the capacity point.
+func ThroughputPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, error) {
+	p := newPlot("Throughput and goodput: "+seg.Segment, loadLabel(a), "requests/s")
+	tput := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.RequestThroughput })
+	good := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.Goodput })
+	if err := addSeries(p, "throughput", tput, 0, 0); err != nil {
+		return nil, err
+	}
+	if err := addSeries(p, "goodput (within SLA)", good, 2, 0); err != nil {
+		return nil, err
+	}
+	var ys []float64
+	for _, pt := range append(tput, good...) {
+		ys = append(ys, pt.Y)
+	}
+	if seg.Fit != nil {
+		var model plotter.XYs
+		for _, c := range seg.Fit.Curve {
+			if finite(c.Load) && finite(c.Throughput) {
+				model = append(model, plotter.XY{X: c.Load, Y: c.Throughput})
+			}
+		}
+		if err := addLine(p, "model throughput", model, 1); err != nil {
+			return nil, err
+		}
+	}
+	if err := markCapacity(p, a, seg, math.NaN(), ys, false); err != nil {
+		return nil, err
+	}
+	p.Y.Min = 0
+	return p, nil
+}
+
+// FitPlot is the fitted TTFT p95 curve with its confidence band over the measured
+// TTFT p95 points, with the R² in the title.
+func FitPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, error) {
+	if seg.Fit == nil {
+		return nil, fmt.Errorf("segment %s: no model fit", seg.Segment)
+	}
+	fit := seg.Fit
+	p := newPlot(fmt.Sprintf("Model fit: %s (R² %.3f)", seg.Segment, fit.R2), loadLabel(a), "TTFT p95 (ms)")
+	var curve, upper, lower plotter.XYs
+	for _, c := range fit.Curve {
+		if !finite(c.Load) || !finite(c.TTFTp95Ms) {
+			continue
+		}
+		curve = append(curve, plotter.XY{X: c.Load, Y: c.TTFTp95Ms})
+		if finite(c.TTFTLowMs) && finite(c.TTFTHigh) {
+			lower = append(lower, plotter.XY{X: c.Load, Y: c.TTFTLowMs})
+			upper = append(upper, plotter.XY{X: c.Load, Y: c.TTFTHigh})
+		}
+	}
+	if len(upper) >= 2 {
+		ring := append(append(plotter.XYs{}, upper...), reversed(lower)...)
+		band, err := plotter.NewPolygon(ring)
+		if err != nil {
+			return nil, fmt.Errorf("fit band: %w", err)
+		}
+		band.Color, band.LineStyle.Width = bandCol, 0
+		p.Add(band)
+		p.Legend.Add("95% band", band)
+	}
+	if err := addLine(p, "model TTFT p95", curve, 0); err != nil {
+		return nil, err
+	}
+	meas := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.TTFTMs.P95 })
+	if len(meas) > 0 {
+		sc, err := plotter.NewScatter(meas)
+		if err != nil {
+			return nil, fmt.Errorf("fit measured: %w", err)
+		}
+		sc.Color, sc.Shape, sc.Radius = plotutil.Color(1), draw.CircleGlyph{}, vg.Points(3)
+		p.Add(sc)
+		p.Legend.Add("measured TTFT p95", sc)
+	}
+	for _, c := range a.Constraints {
+		if c.Metric == "ttft" && c.Stat == "p95" && c.ThresholdMs > 0 {
+			hline(p, "SLA "+constraintText(c), c.ThresholdMs, slaRed)
+		}
+	}
+	p.Y.Min = 0
+	return p, nil
+}
+
+// reversed returns a reversed copy of pts.
+func reversed(pts plotter.XYs) plotter.XYs {
+	out := append(plotter.XYs{}, pts...)
+	slices.Reverse(out)
+	return out
+}
+
+// ParetoPlot is per-user output tokens/s vs total output tokens/s, one line per segment
+// (and the mix), each point labelled with its load: the throughput/interactivity trade-off.
+func ParetoPlot(a *analysis.Analysis) (*plot.Plot, error) {
+	p := newPlot("Per-user vs total output tokens/s (points labelled with load)", "total output tokens/s", "per-user output tokens/s")
+	p.Legend.Top = false
+	for i, seg := range allSegments(a) {
+		var pts plotter.XYs
+		var labels []string
+		for _, s := range seg.Steps {
+			if finite(s.OutputTokenThroughput) && finite(s.PerUserOutputTokensPerS) {
+				pts = append(pts, plotter.XY{X: s.OutputTokenThroughput, Y: s.PerUserOutputTokensPerS})
+				labels = append(labels, loadText(s.Load))
+			}
+		}
+		if err := addSeries(p, seg.Segment, pts, i, 0); err != nil {
+			return nil, err
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
+		if err != nil {
+			return nil, fmt.Errorf("pareto labels: %w", err)
+		}
+		for j := range lb.TextStyle {
+			lb.TextStyle[j].Font.Size, lb.TextStyle[j].Font.Variant = vg.Points(6), chartFontVariant
+			lb.TextStyle[j].Color = plotutil.Color(i)
+		}
+		lb.Offset = vg.Point{X: vg.Points(3), Y: vg.Points(2)}
+		p.Add(lb)
+	}
+	p.X.Min, p.Y.Min = 0, 0
+	return p, nil
+}
+
+// cdfMaxPoints bounds the points of one CDF line (evenly spaced ranks).
+const cdfMaxPoints = 300
+
+// cdfSteps picks up to three steps to show: the lowest load, the one nearest the
+// capacity point, and the highest load.
+func cdfSteps(a *analysis.Analysis, seg analysis.SegmentAnalysis) []analysis.StepStats {
+	if len(seg.Steps) == 0 {
+		return nil
+	}
+	steps := slices.Clone(seg.Steps)
+	slices.SortStableFunc(steps, func(x, y analysis.StepStats) int { return cmpFloat(x.Load, y.Load) })
+	pick := []analysis.StepStats{steps[0]}
+	if cl := capacityLoad(a, seg.Capacity); finite(cl) {
+		best := steps[0]
+		for _, s := range steps {
+			if math.Abs(s.Load-cl) < math.Abs(best.Load-cl) {
+				best = s
+			}
+		}
+		pick = append(pick, best)
+	}
+	pick = append(pick, steps[len(steps)-1])
+	return slices.CompactFunc(pick, func(x, y analysis.StepStats) bool { return x.Step == y.Step })
+}
+
+// cmpFloat orders floats, NaN last.
+func cmpFloat(x, y float64) int {
+	switch {
+	case x < y || (!math.IsNaN(x) && math.IsNaN(y)):
+		return -1
+	case x > y || (math.IsNaN(x) && !math.IsNaN(y)):
+		return 1
+	}
+	return 0
+}
+
+// stepSegment is the segment of the step a record belongs to ("mix" for mix steps).
+func stepSegment(r *sweep.Record) string {
+	if r.StepSegment != "" {
+		return r.StepSegment
+	}
+	return r.Segment
+}
+
+// measured reports whether a record counts in statistics (measure or grace, success).
+func measured(r *sweep.Record) bool {
+	return r.OK() && (r.Phase == sweep.PhaseMeasure || r.Phase == sweep.PhaseGrace)
+}
+
+// CDFPlot is the empirical CDF of TTFT at up to three steps of a segment, from the
+// run's records (successful measured requests only). The x axis is log10 when all
+// values are positive.
+func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []sweep.Record) (*plot.Plot, error) {
+	p := newPlot("TTFT CDF: "+seg.Segment, "TTFT (ms)", "fraction of requests ≤ x")
+	p.Legend.Left, p.Legend.Top = false, false
+	picks := cdfSteps(a, seg)
+	vals := make(map[int][]float64, len(picks))
+	for _, s := range picks {
+		vals[s.Step] = nil
+	}
+	for i := range records {
+		r := &records[i]
+		if _, ok := vals[r.Step]; ok && stepSegment(r) == seg.Segment && measured(r) && r.TTFTMs != nil && finite(*r.TTFTMs) {
+			vals[r.Step] = append(vals[r.Step], *r.TTFTMs)
+		}
+	}
+	positive := true
+	for _, v := range vals {
+		for _, x := range v {
+			positive = positive && x > 0
+		}
+	}
+	if positive {
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
+	n := 0
+	for i, s := range picks {
+		v := vals[s.Step]
+		if len(v) == 0 {
+			continue
+		}
+		slices.Sort(v)
+		name := fmt.Sprintf("%s %s (n=%d)", loadText(s.Load), loadName(a), len(v))
+		if err := addLine(p, name, cdfPoints(v), i); err != nil {
+			return nil, err
+		}
+		n++
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("segment %s: no TTFT values in records", seg.Segment)
+	}
+	p.Y.Min, p.Y.Max = 0, 1
+	return p, nil
+}
+
+// cdfPoints turns sorted values into at most cdfMaxPoints CDF points.
+func cdfPoints(sorted []float64) plotter.XYs {
+	n := len(sorted)
+	stride := max(1, n/cdfMaxPoints)
+	var pts plotter.XYs
+	for i := 0; i < n; i += stride {
+		pts = append(pts, plotter.XY{X: sorted[i], Y: float64(i+1) / float64(n)})
+	}
+	if last := sorted[n-1]; pts[len(pts)-1].Y != 1 {
+		pts = append(pts, plotter.XY{X: last, Y: 1})
+	}
+	if len(pts) == 1 {
+		pts = append(pts, plotter.XY{X: pts[0].X, Y: 0})
+		slices.Reverse(pts)
+	}
+	return pts
+}
+
+// stepLabel is "segment @ load" for a step.
+func stepLabel(a *analysis.Analysis, s analysis.StepStats) string {
+	seg := s.Segment
+	if seg == "" {
+		seg = plan.MixSegment
+	}
+	return strings.TrimSpace(fmt.Sprintf("%s @ %s %s", seg, loadText(s.Load), loadName(a)))
+}

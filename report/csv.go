@@ -1,0 +1,61 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/llmcap/llmcap/analysis"
+)
+
+// stepsCSVHeader is the header of steps.csv (units in the column names).
+var stepsCSVHeader = []string{
+	"segment", "step", "schedule", "load", "requests", "errors", "error_rate",
+	"ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "ttfo_p95_ms", "itl_p50_ms", "itl_p95_ms",
+	"e2e_p50_ms", "e2e_p95_ms", "request_throughput_rps", "output_tokens_per_s",
+	"goodput_rps", "good_fraction", "per_user_output_tokens_per_s",
+	"steady_state", "meets_sla", "regime",
+}
+
+// stepsCSVRow is one step's CSV fields, in stepsCSVHeader order.
+func stepsCSVRow(s analysis.StepStats) []string {
+	f := func(v float64) string {
+		if !finite(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', 8, 64)
+	}
+	return []string{
+		s.Segment, strconv.Itoa(s.Step), s.Schedule, f(s.Load), strconv.Itoa(s.Requests),
+		strconv.Itoa(s.Errors), f(s.ErrorRate),
+		f(s.TTFTMs.P50), f(s.TTFTMs.P95), f(s.TTFTMs.P99), f(s.TTFOMs.P95), f(s.ITLMs.P50), f(s.ITLMs.P95),
+		f(s.E2EMs.P50), f(s.E2EMs.P95), f(s.RequestThroughput), f(s.OutputTokenThroughput),
+		f(s.Goodput), f(s.GoodFraction), f(s.PerUserOutputTokensPerS),
+		strconv.FormatBool(s.SteadyState), strconv.FormatBool(s.MeetsSLA), s.Regime,
+	}
+}
+
+// writeStepsCSV writes steps.csv: one row per step of every segment and the mix.
+func writeStepsCSV(path string, in *input) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	_ = w.Write(stepsCSVHeader)
+	for _, seg := range allSegments(in.a) {
+		for _, s := range seg.Steps {
+			if s.Segment == "" {
+				s.Segment = seg.Segment
+			}
+			_ = w.Write(stepsCSVRow(s))
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return fmt.Errorf("write csv: %w", err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/llmcap/llmcap/analysis"
+)
+
+// renderMarkdown renders summary.md: the answer, key numbers, warnings, per-segment
+// capacities, the capacity table and links to the charts.
+func renderMarkdown(in *input, charts []string) string {
+	a := in.a
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", mdEscape(title(a)))
+	fmt.Fprintf(&b, "Run `%s`", a.RunID)
+	if !in.date.IsZero() {
+		fmt.Fprintf(&b, ", %s UTC", in.date.Format("2006-01-02 15:04"))
+	}
+	b.WriteString(".\n\n")
+	fmt.Fprintf(&b, "**%s**\n\n", mdEscape(answer(a)))
+	fmt.Fprintf(&b, "**Bottleneck:** %s — %s.\n\n", orDash(a.Overall.Bottleneck), bottleneckVerdict(a.Overall.Bottleneck))
+	fmt.Fprintf(&b, "**What to do:** %s\n\n", mdEscape(advice(a)))
+	b.WriteString("## Key numbers\n\n| | |\n|---|---|\n")
+	for _, kv := range keyNumbers(a) {
+		fmt.Fprintf(&b, "| %s | %s |\n", mdEscape(kv.Key), mdEscape(kv.Value))
+	}
+	if ws := warnings(a); len(ws) > 0 {
+		b.WriteString("\n## Warnings\n\n")
+		for _, w := range ws {
+			fmt.Fprintf(&b, "- %s\n", mdEscape(w))
+		}
+	}
+	b.WriteString("\n## Segments\n\n| segment | weight | capacity | band | method | bottleneck | binding constraint |\n|---|---:|---:|---|---|---|---|\n")
+	for _, seg := range allSegments(a) {
+		c := seg.Capacity
+		fmt.Fprintf(&b, "| %s | %s | %s | %s – %s | %s | %s | %s |\n", mdEscape(seg.Segment), num(seg.Weight, 2),
+			capacityText(a, c), auto(c.CILow), auto(c.CIHigh), c.Method, orDash(c.Bottleneck), mdEscape(orDash(c.LimitingConstraint)))
+	}
+	writeMarkdownWhatIf(&b, a.WhatIf)
+	if len(charts) > 0 {
+		b.WriteString("\n## Charts\n\n")
+		for _, c := range charts {
+			if strings.HasSuffix(c, ".svg") {
+				fmt.Fprintf(&b, "- [%s](%s)\n", strings.TrimSuffix(strings.TrimPrefix(c, DirCharts+"/"), ".svg"), c)
+			}
+		}
+	}
+	return b.String()
+}
+
+// writeMarkdownWhatIf writes the capacity (what-if) table.
+func writeMarkdownWhatIf(b *strings.Builder, rows []analysis.WhatIf) {
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\n## Capacity plan\n\n| GPU | users/replica | target users | replicas | GPUs | $/month | $/M output tokens | |\n|---|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, w := range rows {
+		note := "measured"
+		if w.Projected {
+			note = "projected"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", mdEscape(w.GPU), auto(w.UsersPerReplica),
+			num(float64(w.TargetUsers), 0), w.Replicas, w.GPUs, usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD), note)
+	}
+}
+
+// costPerM formats a cost per million tokens with cents.
+func costPerM(v float64) string {
+	if !finite(v) || v == 0 {
+		return "–"
+	}
+	return "$" + num(v, 2)
+}
+
+// mdEscape escapes the characters that break a Markdown table cell.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// writeMarkdown writes summary.md.
+func writeMarkdown(path string, in *input, charts []string) error {
+	return os.WriteFile(path, []byte(renderMarkdown(in, charts)), 0o644)
+}

@@ -1,0 +1,254 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/johnfercher/maroto/v2"
+	"github.com/johnfercher/maroto/v2/pkg/components/col"
+	"github.com/johnfercher/maroto/v2/pkg/components/image"
+	"github.com/johnfercher/maroto/v2/pkg/components/page"
+	"github.com/johnfercher/maroto/v2/pkg/components/row"
+	"github.com/johnfercher/maroto/v2/pkg/components/text"
+	"github.com/johnfercher/maroto/v2/pkg/config"
+	"github.com/johnfercher/maroto/v2/pkg/consts/align"
+	"github.com/johnfercher/maroto/v2/pkg/consts/border"
+	"github.com/johnfercher/maroto/v2/pkg/consts/extension"
+	"github.com/johnfercher/maroto/v2/pkg/consts/fontstyle"
+	"github.com/johnfercher/maroto/v2/pkg/consts/orientation"
+	"github.com/johnfercher/maroto/v2/pkg/consts/pagesize"
+	"github.com/johnfercher/maroto/v2/pkg/core"
+	"github.com/johnfercher/maroto/v2/pkg/props"
+	"github.com/johnfercher/maroto/v2/pkg/repository"
+)
+
+// The embedded UTF-8 fonts (DejaVu Sans, see fonts/LICENSE): the built-in PDF fonts
+// are cp1252 only, so ≤ ≥ μ → ✓ would print as garbage.
+var (
+	//go:embed fonts/DejaVuSans.ttf
+	fontRegular []byte
+	//go:embed fonts/DejaVuSans-Bold.ttf
+	fontBold []byte
+)
+
+// PDF page layout, in millimetres (A4 portrait; 24-column grid).
+const (
+	pdfFamily     = "dejavu"
+	pdfMargin     = 15.0
+	pdfGrid       = 24
+	pdfHeaderH    = 11.0
+	pdfHeaderGap  = 3.0 // keeps the first row's opaque chart off the header's rule
+	pdfFooterH    = 7.0
+	pdfChartH     = 84.0 // ChartWidth×ChartHeight is 170×85 mm; the usable width is 180 mm
+	pdfRowH       = 5.0
+	pdfMaxTextLen = 1500 // one paragraph; longer text is cut so a row never exceeds a page
+)
+
+var (
+	colHeaderBG = &props.Color{Red: 221, Green: 235, Blue: 247}
+	colZebra    = &props.Color{Red: 245, Green: 245, Blue: 245}
+	colAnswerBG = &props.Color{Red: 232, Green: 245, Blue: 233}
+	colWarnBG   = &props.Color{Red: 255, Green: 243, Blue: 224}
+	colGrey     = &props.Color{Red: 90, Green: 90, Blue: 90}
+)
+
+// writePDF renders the PDF report to path.
+func writePDF(path string, in *input, charts []Chart) error {
+	m, err := buildPDF(in, charts)
+	if err != nil {
+		return err
+	}
+	doc, err := m.Generate()
+	if err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	return os.WriteFile(path, doc.GetBytes(), 0o644)
+}
+
+// buildPDF lays out the whole document (not yet generated: GetStructure or Generate).
+func buildPDF(in *input, charts []Chart) (core.Maroto, error) {
+	fonts, err := repository.New().
+		AddUTF8FontFromBytes(pdfFamily, fontstyle.Normal, fontRegular).
+		AddUTF8FontFromBytes(pdfFamily, fontstyle.Bold, fontBold).
+		Load()
+	if err != nil {
+		return nil, fmt.Errorf("load fonts: %w", err)
+	}
+	a := in.a
+	date := in.date
+	if date.IsZero() {
+		date = time.Unix(0, 0).UTC()
+	}
+	cfg := config.NewBuilder().
+		WithPageSize(pagesize.A4).WithOrientation(orientation.Vertical).
+		WithLeftMargin(pdfMargin).WithTopMargin(pdfMargin).WithRightMargin(pdfMargin).WithBottomMargin(pdfMargin).
+		WithMaxGridSize(pdfGrid).
+		WithCustomFonts(fonts).WithDefaultFont(&props.Font{Family: pdfFamily, Size: 9}).
+		WithPageNumber(props.PageNumber{Pattern: "Page {current} of {total}", Place: props.RightBottom, Family: pdfFamily, Size: 7, Color: colGrey}).
+		WithTitle(title(a), true).WithAuthor("llmcap", true).WithCreator("llmcap "+a.ToolVersion, true).
+		WithSubject("Capacity report for run "+a.RunID, true).WithCreationDate(date).
+		WithSequentialMode().
+		Build()
+	m := maroto.New(cfg)
+	if err := m.RegisterHeader(pdfHeader(in), row.New(pdfHeaderGap)); err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	if err := m.RegisterFooter(pdfFooter(in)); err != nil {
+		return nil, fmt.Errorf("footer: %w", err)
+	}
+	byName := map[string]Chart{}
+	for _, c := range charts {
+		byName[c.Name] = c
+	}
+	m.AddRows(summaryPage(in)...)
+	m.AddPages(page.New().Add(workloadSection(in)...))
+	for _, seg := range allSegments(a) {
+		m.AddPages(page.New().Add(segmentSection(in, seg, byName)...))
+	}
+	m.AddPages(page.New().Add(modelSection(in, byName)...))
+	m.AddPages(page.New().Add(capacitySection(in)...))
+	if len(a.Kernels) > 0 {
+		m.AddPages(page.New().Add(kernelSection(in)...))
+	}
+	if rows := serverSection(byName); len(rows) > 0 {
+		m.AddPages(page.New().Add(rows...))
+	}
+	m.AddPages(page.New().Add(methodologySection(in)...))
+	m.AddPages(page.New().Add(appendixSection(in)...))
+	return m, nil
+}
+
+// pdfHeader is the header on every page: the title left, run id and date right.
+func pdfHeader(in *input) core.Row {
+	return row.New(pdfHeaderH).Add(
+		text.NewCol(14, title(in.a), props.Text{Size: 10, Style: fontstyle.Bold, Top: 2}),
+		text.NewCol(10, fmt.Sprintf("run %s · %s", in.a.RunID, dateText(in.date)), props.Text{Size: 7, Align: align.Right, Top: 3, Color: colGrey}),
+	).WithStyle(&props.Cell{BorderType: border.Bottom, BorderColor: colGrey, BorderThickness: 0.2})
+}
+
+// pdfFooter is the footer on every page.
+func pdfFooter(in *input) core.Row {
+	return row.New(pdfFooterH).Add(
+		text.NewCol(18, "llmcap "+in.a.ToolVersion+" · reproducible with: llmcap report <run dir>", props.Text{Size: 7, Top: 3, Color: colGrey}),
+		col.New(6),
+	)
+}
+
+// dateText formats the run date, or "date unknown".
+func dateText(t time.Time) string {
+	if t.IsZero() {
+		return "date unknown"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// clipText cuts a paragraph to pdfMaxTextLen runes so its auto row fits a page.
+func clipText(s string) string {
+	r := []rune(s)
+	if len(r) <= pdfMaxTextLen {
+		return s
+	}
+	return string(r[:pdfMaxTextLen]) + "…"
+}
+
+// heading is a section heading row.
+func heading(s string) core.Row {
+	return text.NewRow(10, s, props.Text{Size: 13, Style: fontstyle.Bold, Top: 3})
+}
+
+// subheading is a sub-section heading row.
+func subheading(s string) core.Row {
+	return text.NewRow(8, s, props.Text{Size: 10.5, Style: fontstyle.Bold, Top: 2.5})
+}
+
+// para is a wrapped paragraph (auto height).
+func para(s string, ps ...props.Text) core.Row {
+	p := props.Text{Size: 9, Top: 1, Bottom: 1}
+	if len(ps) > 0 {
+		p = ps[0]
+	}
+	return text.NewAutoRow(clipText(s), p)
+}
+
+// boxed is a paragraph on a coloured background.
+func boxed(s string, bg *props.Color, ps props.Text) core.Row {
+	ps.Left, ps.Right, ps.Top, ps.Bottom = 2, 2, 2, 2
+	return row.New().Add(text.NewCol(pdfGrid, clipText(s), ps)).WithStyle(&props.Cell{BackgroundColor: bg})
+}
+
+// chartRow is a chart image row, or a one-line note when the chart is unavailable.
+func chartRow(byName map[string]Chart, name string) core.Row {
+	c, ok := byName[name]
+	if !ok {
+		return nil
+	}
+	if c.Err != nil || len(c.PNG) == 0 {
+		return para(fmt.Sprintf("(chart %s unavailable: %v)", name, c.Err), props.Text{Size: 8, Color: colGrey})
+	}
+	return image.NewFromBytesRow(pdfChartH, c.PNG, extension.Png, props.Rect{Center: true, Percent: 100})
+}
+
+// appendRows appends the non-nil rows.
+func appendRows(dst []core.Row, rows ...core.Row) []core.Row {
+	for _, r := range rows {
+		if r != nil {
+			dst = append(dst, r)
+		}
+	}
+	return dst
+}
+
+// table builds a header row and zebra data rows; sizes are grid columns (sum ≤ 24).
+// Numeric columns (all but the first) are right-aligned.
+func table(headers []string, sizes []int, rows [][]string) []core.Row {
+	out := []core.Row{tableRow(headers, sizes, true).WithStyle(&props.Cell{BackgroundColor: colHeaderBG})}
+	for i, r := range rows {
+		tr := tableRow(r, sizes, false)
+		if i%2 == 1 {
+			tr = tr.WithStyle(&props.Cell{BackgroundColor: colZebra})
+		}
+		out = append(out, tr)
+	}
+	return out
+}
+
+// tableRow is one table row: a fixed height for data, auto height for the header.
+func tableRow(cells []string, sizes []int, header bool) core.Row {
+	cols := make([]core.Col, 0, len(sizes))
+	for i, size := range sizes {
+		v := ""
+		if i < len(cells) {
+			v = cells[i]
+		}
+		p := props.Text{Size: 7, Top: 1, Left: 0.8, Right: 0.8}
+		if i > 0 {
+			p.Align = align.Right
+		}
+		if header {
+			p.Style, p.Bottom = fontstyle.Bold, 1
+		}
+		cols = append(cols, text.NewCol(size, v, p))
+	}
+	if header {
+		return row.New().Add(cols...)
+	}
+	return row.New(pdfRowH).Add(cols...)
+}
+
+// kvTable is a two-column label/value table.
+func kvTable(kvs []keyValue) []core.Row {
+	var out []core.Row
+	for i, kv := range kvs {
+		r := row.New().Add(
+			text.NewCol(9, kv.Key, props.Text{Size: 8.5, Style: fontstyle.Bold, Top: 1, Bottom: 1, Left: 1}),
+			text.NewCol(15, kv.Value, props.Text{Size: 8.5, Top: 1, Bottom: 1}),
+		)
+		if i%2 == 0 {
+			r = r.WithStyle(&props.Cell{BackgroundColor: colZebra})
+		}
+		out = append(out, r)
+	}
+	return out
+}

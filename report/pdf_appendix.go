@@ -1,0 +1,125 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/johnfercher/maroto/v2/pkg/core"
+	"github.com/johnfercher/maroto/v2/pkg/props"
+)
+
+// capacitySection is every segment's capacity and the what-if sizing table.
+func capacitySection(in *input) []core.Row {
+	a := in.a
+	rows := []core.Row{heading("Capacity"),
+		para(fmt.Sprintf("Capacity is the largest %s at which every SLA constraint holds (%s). Users per replica convert it with the think time "+
+			"(users = X · (R + Z)); replicas = ⌈target users ÷ (users per replica × (1 − headroom))⌉ with headroom %s.",
+			loadName(a), constraintsText(a.Constraints), pct(headroom(a))))}
+	var data [][]string
+	for _, seg := range allSegments(a) {
+		c := seg.Capacity
+		data = append(data, []string{seg.Segment, capacityText(a, c), fmt.Sprintf("%s – %s", auto(c.CILow), auto(c.CIHigh)), orDash(c.Method),
+			orDash(c.Bottleneck), auto(c.ThroughputAtCapacity), auto(c.UsersWithThinkTime)})
+	}
+	rows = append(rows, table([]string{"segment", "capacity", "band", "method", "bottleneck", "req/s at cap.", "users / replica"},
+		[]int{4, 4, 3, 3, 3, 3, 4}, data)...)
+	if len(a.WhatIf) > 0 {
+		rows = append(rows, subheading("Target users → replicas → GPUs → cost"))
+		rows = append(rows, whatIfTable(a.WhatIf)...)
+		rows = append(rows, para(fmt.Sprintf("GPUs per replica: %d. Price: %s per GPU-hour, %d hours a month. The XLSX workbook's Summary sheet recomputes this table for any input.",
+			gpusPerReplica(a), usdCents(gpuHourUSD(a)), hoursPerMonth), props.Text{Size: 8.5, Top: 1, Color: colGrey}))
+	}
+	return rows
+}
+
+// usdCents formats a price with cents.
+func usdCents(v float64) string {
+	if !finite(v) || v == 0 {
+		return "–"
+	}
+	return "$" + num(v, 2)
+}
+
+// kernelSection summarises the captured GPU kernel profiles.
+func kernelSection(in *input) []core.Row {
+	rows := []core.Row{heading("GPU kernel profile")}
+	for _, k := range in.a.Kernels {
+		rows = append(rows, subheading(fmt.Sprintf("%s @ %s %s (step %d)", k.Segment, loadText(k.Load), loadName(in.a), k.Step)))
+		var shares []string
+		for _, c := range slices.Sorted(maps.Keys(k.ClassShares)) {
+			shares = append(shares, fmt.Sprintf("%s %s", c, pct(k.ClassShares[c])))
+		}
+		rows = append(rows, para("GPU time by kernel class: "+strings.Join(shares, ", ")+". Profile: "+k.Dir))
+		var data [][]string
+		for _, r := range k.Top {
+			data = append(data, []string{clipRunes(r.Name, 60), r.Class, num(float64(r.TotalTimeNs)/1e6, 1), num(float64(r.Instances), 0), pct(r.Share)})
+		}
+		rows = append(rows, table([]string{"kernel", "class", "GPU time ms", "instances", "share"}, []int{11, 4, 3, 3, 3}, data)...)
+	}
+	return rows
+}
+
+// clipRunes shortens s to n runes with an ellipsis.
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// serverSection is the scraped server metrics charts (empty when none were scraped).
+func serverSection(byName map[string]Chart) []core.Row {
+	q, kv := chartRow(byName, "server-queue"), chartRow(byName, "server-kv")
+	if q == nil && kv == nil {
+		return nil
+	}
+	return appendRows([]core.Row{heading("Server metrics"),
+		para("Scraped from the server's Prometheus endpoint during the sweep; shaded bands are the steps.")}, q, kv)
+}
+
+// methodologySection explains how the numbers were measured and their caveats.
+func methodologySection(in *input) []core.Row {
+	paras := []string{
+		"Metrics follow AIPerf's definitions. TTFT is the time from sending a request to the first streamed event carrying content or reasoning; " +
+			"ITL is (E2E − TTFT) ÷ (output tokens − 1), defined for two or more output tokens; E2E ends at the last content event.",
+		"Percentiles interpolate linearly between closest ranks over the successful requests of each step's measurement window (warm-up excluded); " +
+			"failed requests are counted separately as the error rate.",
+		"Throughput is completed requests (and tokens) over the span from the first request to the last response of the window. " +
+			"Goodput counts only requests meeting every SLA constraint (inclusive ≤).",
+		"Capacity is interpolated between measured steps where possible; method \"model\" marks a projection beyond the last step from the fitted queueing model. " +
+			"What-if rows for other GPUs are roofline projections (prefill ∝ FLOPS, decode ∝ memory bandwidth), not measurements.",
+		"Caveats: results hold for the measured prompt/output length mix, engine settings and software versions; steps that did not reach steady state " +
+			"and steps with errors above the SLA's error budget are flagged on page 1.",
+	}
+	rows := []core.Row{heading("Methodology and caveats")}
+	for _, p := range paras {
+		rows = append(rows, para(p))
+	}
+	return rows
+}
+
+// appendixSection is the full per-step statistics of every segment.
+func appendixSection(in *input) []core.Row {
+	a := in.a
+	rows := []core.Row{heading("Appendix: all steps")}
+	hdr := []string{"segment", loadName(a), "TTFT p50", "TTFT p95", "TTFT p99", "TTFO p95", "ITL p50", "ITL p95", "E2E p95",
+		"tok/s", "tok/s/user", "steady"}
+	var data [][]string
+	for _, seg := range allSegments(a) {
+		for _, s := range seg.Steps {
+			steady := "yes"
+			if !s.SteadyState {
+				steady = "no"
+			}
+			data = append(data, []string{clipRunes(seg.Segment, 13), loadText(s.Load), auto(s.TTFTMs.P50), auto(s.TTFTMs.P95), auto(s.TTFTMs.P99),
+				auto(s.TTFOMs.P95), auto(s.ITLMs.P50), auto(s.ITLMs.P95), auto(s.E2EMs.P95), auto(s.OutputTokenThroughput),
+				auto(s.PerUserOutputTokensPerS), steady})
+		}
+	}
+	rows = append(rows, para("Latencies in ms; tok/s are output tokens per second (total and per user).", props.Text{Size: 8, Color: colGrey, Bottom: 1}))
+	rows = append(rows, table(hdr, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1}, data)...)
+	return rows
+}

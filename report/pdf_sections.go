@@ -1,0 +1,227 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/johnfercher/maroto/v2/pkg/consts/fontstyle"
+	"github.com/johnfercher/maroto/v2/pkg/core"
+	"github.com/johnfercher/maroto/v2/pkg/props"
+
+	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/plan"
+)
+
+// summaryPage is page 1: the answer, the binding constraint, the bottleneck verdict and
+// what to do, key numbers, warnings and the capacity plan.
+func summaryPage(in *input) []core.Row {
+	a := in.a
+	rows := []core.Row{
+		heading("Executive summary"),
+		boxed(answer(a), colAnswerBG, props.Text{Size: 12, Style: fontstyle.Bold}),
+		para(""),
+		para("Binding constraint: "+orDash(a.Overall.LimitingConstraint), props.Text{Size: 9.5, Style: fontstyle.Bold, Top: 1}),
+		para(fmt.Sprintf("Bottleneck: %s — %s.", orDash(a.Overall.Bottleneck), bottleneckVerdict(a.Overall.Bottleneck)), props.Text{Size: 9.5, Top: 1}),
+	}
+	if ev := strings.TrimSpace(a.Overall.BottleneckEvidence); ev != "" {
+		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Color: colGrey}))
+	}
+	rows = append(rows, para("What to do: "+advice(a), props.Text{Size: 9.5, Top: 1, Bottom: 2}))
+	rows = append(rows, subheading("Key numbers"))
+	rows = append(rows, kvTable(keyNumbers(a))...)
+	if ws := warnings(a); len(ws) > 0 {
+		rows = append(rows, subheading("Warnings"))
+		for _, w := range ws {
+			rows = append(rows, boxed("⚠ "+w, colWarnBG, props.Text{Size: 8.5}))
+		}
+	}
+	if len(a.WhatIf) > 0 {
+		rows = append(rows, subheading("Capacity plan (target users → replicas → GPUs → cost)"))
+		rows = append(rows, whatIfTable(a.WhatIf)...)
+	}
+	if n := strings.TrimSpace(a.Plan.Report.Notes); n != "" {
+		rows = append(rows, subheading("Notes"), para(n))
+	}
+	return rows
+}
+
+// whatIfTable is the sizing table.
+func whatIfTable(ws []analysis.WhatIf) []core.Row {
+	var data [][]string
+	for _, w := range ws {
+		basis := "measured"
+		if w.Projected {
+			basis = "projected"
+		}
+		data = append(data, []string{w.GPU, basis, auto(w.UsersPerReplica), num(float64(w.TargetUsers), 0),
+			num(float64(w.Replicas), 0), num(float64(w.GPUs), 0), usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD)})
+	}
+	return table([]string{"GPU", "basis", "users / replica", "target users", "replicas", "GPUs", "cost / month", "$ / M output tokens"},
+		[]int{4, 3, 3, 3, 2, 2, 3, 4}, data)
+}
+
+// workloadSection states the SLA, the segments and their mix weights, and the ladder.
+func workloadSection(in *input) []core.Row {
+	a := in.a
+	p := a.Plan
+	rows := []core.Row{heading("SLA and workload"), subheading("SLA")}
+	var sla [][]string
+	for _, c := range a.Constraints {
+		sla = append(sla, []string{strings.ToUpper(c.Metric), c.Stat, "≤ " + ms(c.ThresholdMs)})
+	}
+	maxErr := p.SLA.MaxErrorRate
+	if maxErr <= 0 {
+		maxErr = 0.01
+	}
+	sla = append(sla, []string{"error rate", "all requests", "≤ " + pct(maxErr)})
+	rows = append(rows, table([]string{"metric", "statistic", "threshold"}, []int{8, 8, 8}, sla)...)
+	rows = append(rows, para(fmt.Sprintf("Think time between a user's requests: %s s (users = throughput × (latency + think time)).",
+		num(p.SLA.ThinkTime.Seconds(), 1))))
+	rows = append(rows, subheading("Segments and mix"))
+	var segs [][]string
+	for _, s := range p.Segments {
+		segs = append(segs, []string{s.Name, num(s.Weight, 2), distText(s.PromptTokens, s.Trace), distText(s.OutputTokens, s.Trace), multiTurnText(s.MultiTurn)})
+	}
+	if len(segs) == 0 {
+		for _, s := range a.Segments {
+			segs = append(segs, []string{s.Segment, num(s.Weight, 2), "–", "–", "–"})
+		}
+	}
+	rows = append(rows, table([]string{"segment", "mix weight", "prompt tokens", "output tokens", "multi-turn"}, []int{5, 3, 6, 6, 4}, segs)...)
+	rows = append(rows, subheading("Ladder and target"), para(ladderText(a)))
+	if d := strings.TrimSpace(p.Description); d != "" {
+		rows = append(rows, para(d))
+	}
+	return rows
+}
+
+// distText describes a token distribution.
+func distText(d plan.Dist, tr *plan.Trace) string {
+	if tr != nil {
+		return "trace " + tr.Format
+	}
+	switch d.Kind {
+	case plan.DistFixed:
+		return num(d.Value, 0)
+	case plan.DistUniform:
+		return fmt.Sprintf("uniform %s–%s", num(d.Min, 0), num(d.Max, 0))
+	case plan.DistNormal, plan.DistLognormal:
+		return fmt.Sprintf("%s %s ± %s", d.Kind, num(d.Mean, 0), num(d.StdDev, 0))
+	case plan.DistEmpirical:
+		return "empirical " + d.Column
+	}
+	return orDash(d.Kind)
+}
+
+// multiTurnText describes a multi-turn setting.
+func multiTurnText(m *plan.MultiTurn) string {
+	if m == nil {
+		return "no"
+	}
+	return fmt.Sprintf("%d turns", m.Turns)
+}
+
+// ladderText describes the ladder and the target server.
+func ladderText(a *analysis.Analysis) string {
+	p := a.Plan
+	var levels []string
+	for _, c := range p.Ladder.Concurrency {
+		levels = append(levels, fmt.Sprint(c))
+	}
+	for _, r := range p.Ladder.Rate {
+		levels = append(levels, auto(r))
+	}
+	target := p.Target.URL
+	if p.Target.IsSimulator() {
+		s := p.Target.Simulator
+		target = fmt.Sprintf("embedded simulator (%s, %s, tensor parallel %d, max_num_seqs %d)", s.GPU, s.Model, max(1, s.TensorParallel), s.MaxNumSeqs)
+	}
+	mix := ""
+	if p.Ladder.Mix {
+		mix = " The weighted mix of all segments was also driven as its own ladder."
+	}
+	return fmt.Sprintf("Schedule: %s; load levels: %s. Measurement window per step: %s. Target: %s, model %s.%s",
+		orDash(a.Schedule), orDash(strings.Join(levels, ", ")), p.Ladder.Duration, target, orDash(p.Target.Model), mix)
+}
+
+// segmentSection is one segment's results: its capacity, charts and step table.
+func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]Chart) []core.Row {
+	a := in.a
+	c := seg.Capacity
+	rows := []core.Row{heading("Results: " + seg.Segment),
+		para(fmt.Sprintf("Capacity: %s (band %s – %s, %s). Bottleneck: %s. Binding constraint: %s. Throughput at capacity: %s req/s, %s output tokens/s.",
+			capacityText(a, c), auto(c.CILow), auto(c.CIHigh), orDash(c.Method), orDash(c.Bottleneck), orDash(c.LimitingConstraint),
+			auto(c.ThroughputAtCapacity), auto(c.OutputTokensPerSAtCapacity)))}
+	if ev := strings.TrimSpace(c.BottleneckEvidence); ev != "" {
+		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))
+	}
+	slug := slugify(seg.Segment)
+	rows = appendRows(rows, chartRow(byName, "ttft-"+slug), chartRow(byName, "throughput-"+slug), chartRow(byName, "itl-"+slug))
+	rows = append(rows, subheading("Steps"))
+	var data [][]string
+	for _, s := range seg.Steps {
+		sla := "✓"
+		if !s.MeetsSLA {
+			sla = "✗"
+		}
+		data = append(data, []string{loadText(s.Load), num(float64(s.Requests), 0), pct(s.ErrorRate), auto(s.TTFTMs.P50), auto(s.TTFTMs.P95),
+			auto(s.TTFTMs.P99), auto(s.ITLMs.P50), auto(s.RequestThroughput), auto(s.Goodput), auto(s.OutputTokenThroughput), sla, orDash(s.Regime)})
+	}
+	rows = append(rows, table([]string{loadName(a), "requests", "errors", "TTFT p50 ms", "TTFT p95 ms", "TTFT p99 ms", "ITL p50 ms",
+		"req/s", "goodput req/s", "output tok/s", "SLA", "regime"}, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 2}, data)...)
+	return rows
+}
+
+// modelSection is the fitted model per segment, its fit quality, and the fit, CDF and
+// Pareto charts.
+func modelSection(in *input, byName map[string]Chart) []core.Row {
+	a := in.a
+	rows := []core.Row{heading("The model and its fit"),
+		para("Each segment's ladder is fitted with a queueing model: up to the effective number of slots TTFT stays near the prefill time; " +
+			"past it, requests queue and TTFT grows linearly with concurrency at slope 1 / X_max. ITL follows base + per-sequence × batch. " +
+			"R² measures the TTFT fit; the residuals are measured − predicted TTFT per step.")}
+	var data [][]string
+	for _, seg := range allSegments(a) {
+		f := seg.Fit
+		if f == nil {
+			data = append(data, []string{seg.Segment, "no fit", "", "", "", "", "", ""})
+			continue
+		}
+		data = append(data, []string{seg.Segment, fmt.Sprintf("%s (%s–%s)", auto(f.Slots), auto(f.SlotsCILow), auto(f.SlotsCIHigh)),
+			auto(f.ServiceRate), auto(f.BaseTTFTMs), fmt.Sprintf("%s + %s·n", auto(f.DecodeBaseMs), auto(f.DecodePerSeqMs)),
+			auto(f.PrefillMsPerKToken), num(f.R2, 3), auto(maxAbs(f.Residuals))})
+	}
+	rows = append(rows, table([]string{"segment", "slots (95% CI)", "X_max req/s", "base TTFT ms", "ITL ms (n = batch)", "prefill ms / 1k tok", "R²", "max |resid.| ms"},
+		[]int{4, 4, 2, 3, 4, 3, 2, 2}, data)...)
+	if gt := a.GroundTruth; len(gt) > 0 {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(gt)) {
+			parts = append(parts, fmt.Sprintf("%s = %v", k, gt[k]))
+		}
+		rows = append(rows, para("Ground truth (simulator settings): "+strings.Join(parts, ", ")+".", props.Text{Size: 8.5, Top: 1, Color: colGrey}))
+	}
+	for _, seg := range allSegments(a) {
+		rows = appendRows(rows, chartRow(byName, "fit-"+slugify(seg.Segment)))
+	}
+	rows = appendRows(rows, chartRow(byName, "pareto"))
+	for _, seg := range allSegments(a) {
+		rows = appendRows(rows, chartRow(byName, "cdf-"+slugify(seg.Segment)))
+	}
+	return rows
+}
+
+// maxAbs is the largest absolute finite value (NaN when none).
+func maxAbs(v []float64) float64 {
+	m, ok := 0.0, false
+	for _, x := range v {
+		if finite(x) {
+			m, ok = max(m, max(x, -x)), true
+		}
+	}
+	if !ok {
+		return nanValue
+	}
+	return m
+}

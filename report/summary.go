@@ -1,0 +1,134 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/llmcap/llmcap/analysis"
+)
+
+// keyValue is one labelled number of the executive summary.
+type keyValue struct{ Key, Value string }
+
+// answer is the one-sentence answer: the analysis's own, else one built from Overall.
+func answer(a *analysis.Analysis) string {
+	if s := strings.TrimSpace(a.Answer); s != "" {
+		return s
+	}
+	c := a.Overall
+	x := capacityLoad(a, c)
+	if !finite(x) {
+		return "No load level of the ladder met the SLA (" + constraintsText(a.Constraints) + ")."
+	}
+	gpu := deploymentGPU(a)
+	if gpu == "" {
+		gpu = "replica"
+	}
+	return fmt.Sprintf("One %s handles %s %s within %s.", gpu, auto(x), loadName(a), constraintsText(a.Constraints))
+}
+
+// keyNumbers lists the headline figures for page 1, the Markdown and the workbook.
+func keyNumbers(a *analysis.Analysis) []keyValue {
+	c := a.Overall
+	src := a.OverallSource
+	if src == "" {
+		src = "–"
+	}
+	kv := []keyValue{
+		{"Capacity per replica (" + loadName(a) + ")", capacityText(a, c)},
+		{"Confidence band", fmt.Sprintf("%s – %s", auto(c.CILow), auto(c.CIHigh))},
+		{"Method", c.Method},
+		{"Binding constraint", orDash(c.LimitingConstraint)},
+		{"Bottleneck", orDash(c.Bottleneck)},
+		{"Throughput at capacity", fmt.Sprintf("%s req/s, %s output tokens/s", auto(c.ThroughputAtCapacity), auto(c.OutputTokensPerSAtCapacity))},
+		{"Users per replica (think time " + num(c.ThinkTimeS, 1) + " s)", auto(c.UsersWithThinkTime)},
+		{"Headline source", src},
+		{"SLA", constraintsText(a.Constraints)},
+	}
+	return kv
+}
+
+// capacityText is the capacity load with its unit, or "below the first step".
+func capacityText(a *analysis.Analysis, c analysis.Capacity) string {
+	x := capacityLoad(a, c)
+	if !finite(x) {
+		if c.Method == "below_first_step" {
+			return "below the first step"
+		}
+		return "–"
+	}
+	return auto(x) + " " + loadName(a)
+}
+
+// orDash returns s, or "–" when it is empty.
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "–"
+	}
+	return s
+}
+
+// warnings are the analysis's warnings plus the ones the report derives itself:
+// steps not in steady state, error rates above the SLA, projections, extrapolation.
+func warnings(a *analysis.Analysis) []string {
+	out := slices.Clone(a.Warnings)
+	maxErr := a.Plan.SLA.MaxErrorRate
+	if maxErr <= 0 {
+		maxErr = 0.01
+	}
+	var unsteady, erroring []string
+	for _, seg := range allSegments(a) {
+		for _, s := range seg.Steps {
+			if !s.SteadyState {
+				unsteady = append(unsteady, stepLabel(a, s))
+			}
+			if s.ErrorRate > maxErr {
+				erroring = append(erroring, fmt.Sprintf("%s (%s)", stepLabel(a, s), pct(s.ErrorRate)))
+			}
+		}
+	}
+	if len(unsteady) > 0 {
+		out = append(out, fmt.Sprintf("Steady state not reached at %d step(s): %s.", len(unsteady), clip(unsteady, 6)))
+	}
+	if len(erroring) > 0 {
+		out = append(out, fmt.Sprintf("Error rate above %s at %d step(s): %s.", pct(maxErr), len(erroring), clip(erroring, 6)))
+	}
+	switch a.Overall.Method {
+	case "model":
+		out = append(out, "The capacity is a model projection beyond the last measured step, not a measurement.")
+	case "below_first_step":
+		out = append(out, "The SLA already fails at the lowest load measured: extend the ladder downwards.")
+	}
+	for _, w := range a.WhatIf {
+		if w.Projected {
+			out = append(out, "What-if rows marked 'projected' are roofline projections to other GPUs, not measurements.")
+			break
+		}
+	}
+	return slices.Compact(out)
+}
+
+// clip joins at most n items, noting how many more there are.
+func clip(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
+}
+
+// advice is what to do about the bottleneck: the analysis's advice, else a default.
+func advice(a *analysis.Analysis) string {
+	if s := strings.TrimSpace(a.Overall.Advice); s != "" {
+		return s
+	}
+	switch a.Overall.Bottleneck {
+	case analysis.RegimeQueue:
+		return "Add replicas, or raise max_num_seqs if KV cache has room: the GPU still has spare decode capacity."
+	case analysis.RegimePrefill:
+		return "Use a GPU with more compute (FLOPS), enable chunked prefill / prefix caching, or split long-prompt traffic onto its own replicas."
+	case analysis.RegimeDecode:
+		return "Use a GPU with more memory bandwidth, quantise the model or the KV cache, or add replicas."
+	}
+	return "Extend the ladder to higher load to find the limit."
+}

@@ -1,0 +1,243 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/llmcap/llmcap/analysis"
+)
+
+// sheetColumn is one column of a data sheet: header (with unit), style and width.
+type sheetColumn struct {
+	header string
+	style  int
+	width  float64
+}
+
+// stepsColumns are the Steps sheet's columns; the order matches stepsRow.
+func stepsColumns(st styles, a *analysis.Analysis) []sheetColumn {
+	return []sheetColumn{
+		{"segment", 0, 16}, {"step", 0, 6}, {"schedule", 0, 12}, {"load (" + loadName(a) + ")", st.num2, 12},
+		{"requests", st.int0, 10}, {"errors", st.int0, 8}, {"error rate", st.pctl, 10},
+		{"TTFT p50 (ms)", st.ms, 12}, {"TTFT p95 (ms)", st.ms, 12}, {"TTFT p99 (ms)", st.ms, 12}, {"TTFO p95 (ms)", st.ms, 12},
+		{"ITL p50 (ms)", st.ms, 11}, {"ITL p95 (ms)", st.ms, 11}, {"E2E p50 (ms)", st.ms, 12}, {"E2E p95 (ms)", st.ms, 12},
+		{"throughput (req/s)", st.rps, 14}, {"output tokens/s", st.tokps, 14}, {"goodput (req/s)", st.rps, 14},
+		{"good fraction", st.pctl, 10}, {"per-user output tokens/s", st.num1, 13}, {"steady state", 0, 10},
+		{"meets SLA", 0, 10}, {"regime", 0, 10}, {"SLA violations", 0, 40},
+	}
+}
+
+// Column numbers (1-based) of the Steps sheet used by the native charts.
+const (
+	stepsColLoad       = 4
+	stepsColTTFTp95    = 9
+	stepsColThroughput = 16
+)
+
+// stepsRow is one step's cell values, in stepsColumns order (NaN as empty).
+func stepsRow(seg string, s analysis.StepStats) []any {
+	v := func(x float64) any {
+		if !finite(x) {
+			return nil
+		}
+		return x
+	}
+	violations := ""
+	for i, x := range s.SLAViolations {
+		if i > 0 {
+			violations += "; "
+		}
+		violations += x
+	}
+	return []any{seg, s.Step, s.Schedule, v(s.Load), s.Requests, s.Errors, v(s.ErrorRate),
+		v(s.TTFTMs.P50), v(s.TTFTMs.P95), v(s.TTFTMs.P99), v(s.TTFOMs.P95), v(s.ITLMs.P50), v(s.ITLMs.P95),
+		v(s.E2EMs.P50), v(s.E2EMs.P95), v(s.RequestThroughput), v(s.OutputTokenThroughput), v(s.Goodput),
+		v(s.GoodFraction), v(s.PerUserOutputTokensPerS), s.SteadyState, s.MeetsSLA, s.Regime, violations}
+}
+
+// segmentRows maps each segment (in allSegments order) to its first and last row on
+// the Steps sheet (row 1 is the header); segments without steps are absent.
+func segmentRows(a *analysis.Analysis) (names []string, first, last []int) {
+	r := 2
+	for _, seg := range allSegments(a) {
+		if len(seg.Steps) == 0 {
+			continue
+		}
+		names, first, last = append(names, seg.Segment), append(first, r), append(last, r+len(seg.Steps)-1)
+		r += len(seg.Steps)
+	}
+	return names, first, last
+}
+
+// writeTable writes a header row and data rows at the top of a normal sheet, styles
+// each column, adds a filterable table and freezes the header row.
+func writeTable(f *excelize.File, sheet, tableName string, cols []sheetColumn, rows [][]any) error {
+	hdr := make([]any, len(cols))
+	for i, c := range cols {
+		hdr[i] = c.header
+	}
+	if err := f.SetSheetRow(sheet, "A1", &hdr); err != nil {
+		return fmt.Errorf("%s header: %w", sheet, err)
+	}
+	for i, r := range rows {
+		if err := f.SetSheetRow(sheet, cellName(1, i+2, false), &r); err != nil {
+			return fmt.Errorf("%s row %d: %w", sheet, i+2, err)
+		}
+	}
+	last := max(2, len(rows)+1)
+	for i, c := range cols {
+		name, _ := excelize.ColumnNumberToName(i + 1)
+		_ = f.SetColWidth(sheet, name, name, c.width)
+		if c.style != 0 && len(rows) > 0 {
+			if err := f.SetCellStyle(sheet, cellName(i+1, 2, false), cellName(i+1, last, false), c.style); err != nil {
+				return err
+			}
+		}
+	}
+	if err := f.AddTable(sheet, &excelize.Table{Range: "A1:" + cellName(len(cols), last, false), Name: tableName,
+		StyleName: "TableStyleMedium2"}); err != nil {
+		return fmt.Errorf("%s table: %w", sheet, err)
+	}
+	return f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+}
+
+// writeStepsSheet writes the per-step statistics of every segment and the mix.
+func writeStepsSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
+	var rows [][]any
+	for _, seg := range allSegments(a) {
+		for _, s := range seg.Steps {
+			rows = append(rows, stepsRow(seg.Segment, s))
+		}
+	}
+	return writeTable(f, SheetSteps, "StepsTable", stepsColumns(st, a), rows)
+}
+
+// writeSegmentsSheet writes each segment's weight, capacity and bottleneck.
+func writeSegmentsSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
+	cols := []sheetColumn{{"segment", 0, 16}, {"mix weight", st.num2, 10}, {"capacity (" + loadName(a) + ")", st.num1, 14},
+		{"CI low", st.num1, 10}, {"CI high", st.num1, 10}, {"method", 0, 16}, {"bottleneck", 0, 11}, {"binding constraint", 0, 22},
+		{"throughput at capacity (req/s)", st.rps, 16}, {"output tokens/s at capacity", st.tokps, 16}, {"users per replica", st.num1, 12},
+		{"think time (s)", st.num1, 10}, {"evidence", 0, 40}, {"advice", 0, 60}}
+	var rows [][]any
+	for _, seg := range allSegments(a) {
+		c := seg.Capacity
+		rows = append(rows, []any{seg.Segment, seg.Weight, nanNil(capacityLoad(a, c)), nanNil(c.CILow), nanNil(c.CIHigh), c.Method,
+			c.Bottleneck, c.LimitingConstraint, nanNil(c.ThroughputAtCapacity), nanNil(c.OutputTokensPerSAtCapacity),
+			nanNil(c.UsersWithThinkTime), nanNil(c.ThinkTimeS), c.BottleneckEvidence, c.Advice})
+	}
+	return writeTable(f, SheetSegments, "SegmentsTable", cols, rows)
+}
+
+// nanNil maps NaN/Inf to nil (an empty cell).
+func nanNil(v float64) any {
+	if !finite(v) {
+		return nil
+	}
+	return v
+}
+
+// writeModelSheet writes the fit parameters per segment, then every predicted curve.
+func writeModelSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
+	cols := []sheetColumn{{"segment", 0, 16}, {"service rate X_max (req/s)", st.rps, 16}, {"slots", st.num1, 8},
+		{"slots CI low", st.num1, 10}, {"slots CI high", st.num1, 10}, {"base TTFT (ms)", st.ms, 12}, {"decode base (ms)", st.ms, 12},
+		{"decode per seq (ms)", st.num3, 12}, {"prefill (ms per 1k tokens)", st.num2, 14}, {"R²", st.num3, 8}, {"residuals (ms)", 0, 40}}
+	var rows [][]any
+	for _, seg := range allSegments(a) {
+		if fit := seg.Fit; fit != nil {
+			res := ""
+			for i, r := range fit.Residuals {
+				if i > 0 {
+					res += ", "
+				}
+				res += auto(r)
+			}
+			rows = append(rows, []any{seg.Segment, nanNil(fit.ServiceRate), nanNil(fit.Slots), nanNil(fit.SlotsCILow), nanNil(fit.SlotsCIHigh),
+				nanNil(fit.BaseTTFTMs), nanNil(fit.DecodeBaseMs), nanNil(fit.DecodePerSeqMs), nanNil(fit.PrefillMsPerKToken), nanNil(fit.R2), res})
+		}
+	}
+	if err := writeTable(f, SheetModel, "ModelFit", cols, rows); err != nil {
+		return err
+	}
+	return writeCurves(f, st, a, max(2, len(rows)+1)+3)
+}
+
+// writeCurves writes the predicted curves as a second table starting at row r0.
+func writeCurves(f *excelize.File, st styles, a *analysis.Analysis, r0 int) error {
+	sh := SheetModel
+	hdr := []any{"segment", "load (" + loadName(a) + ")", "predicted TTFT p95 (ms)", "band low (ms)", "band high (ms)", "predicted ITL p50 (ms)", "predicted throughput (req/s)"}
+	_ = f.SetCellValue(sh, cellName(1, r0-1, false), "Predicted curves")
+	if err := f.SetSheetRow(sh, cellName(1, r0, false), &hdr); err != nil {
+		return err
+	}
+	r := r0
+	for _, seg := range allSegments(a) {
+		if seg.Fit == nil {
+			continue
+		}
+		for _, c := range seg.Fit.Curve {
+			r++
+			row := []any{seg.Segment, nanNil(c.Load), nanNil(c.TTFTp95Ms), nanNil(c.TTFTLowMs), nanNil(c.TTFTHigh), nanNil(c.ITLp50Ms), nanNil(c.Throughput)}
+			if err := f.SetSheetRow(sh, cellName(1, r, false), &row); err != nil {
+				return err
+			}
+		}
+	}
+	if r-r0 < 1 {
+		return nil
+	}
+	_ = f.SetCellStyle(sh, cellName(3, r0+1, false), cellName(6, r, false), st.ms)
+	_ = f.SetCellStyle(sh, cellName(7, r0+1, false), cellName(7, r, false), st.rps)
+	return f.AddTable(sh, &excelize.Table{Range: cellName(1, r0, false) + ":" + cellName(7, r, false), Name: "ModelCurves", StyleName: "TableStyleLight9"})
+}
+
+// writeChartsSheet adds native scatter charts (TTFT p95 and throughput vs load, one
+// series per segment) that reference the Steps sheet. They live on their own normal
+// sheet: charts on a stream-written sheet are silently dropped by excelize.
+func writeChartsSheet(f *excelize.File, a *analysis.Analysis) error {
+	names, first, last := segmentRows(a)
+	if len(names) == 0 {
+		return f.SetCellValue(SheetCharts, "A1", "No steps to chart.")
+	}
+	logX := !isRate(a)
+	for _, seg := range allSegments(a) {
+		for _, s := range seg.Steps {
+			logX = logX && s.Load >= 1
+		}
+	}
+	charts := []struct {
+		cell, title, yTitle string
+		col                 int
+	}{
+		{"A1", "TTFT p95 vs load", "TTFT p95 (ms)", stepsColTTFTp95},
+		{"A22", "Throughput vs load", "requests/s", stepsColThroughput},
+	}
+	for _, c := range charts {
+		var series []excelize.ChartSeries
+		for i := range names {
+			series = append(series, excelize.ChartSeries{
+				Name:       fmt.Sprintf("%s!%s", SheetSteps, cellName(1, first[i], true)), // the segment's name cell
+				Categories: fmt.Sprintf("%s!%s:%s", SheetSteps, cellName(stepsColLoad, first[i], true), cellName(stepsColLoad, last[i], true)),
+				Values:     fmt.Sprintf("%s!%s:%s", SheetSteps, cellName(c.col, first[i], true), cellName(c.col, last[i], true)),
+				Marker:     excelize.ChartMarker{Symbol: "circle", Size: 5},
+				Line:       excelize.LineOptions{Width: 1.5},
+			})
+		}
+		xAxis := excelize.ChartAxis{Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: loadLabel(a)}}}}
+		if logX {
+			xAxis.LogBase = 2
+		}
+		err := f.AddChart(SheetCharts, c.cell, &excelize.Chart{
+			Type: excelize.Scatter, Series: series,
+			Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: c.title}}},
+			XAxis:     xAxis,
+			YAxis:     excelize.ChartAxis{MajorGridLines: true, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: c.yTitle}}}},
+			Dimension: excelize.ChartDimension{Width: 720, Height: 400},
+			Legend:    excelize.ChartLegend{Position: "bottom"}, ShowBlanksAs: "gap",
+		})
+		if err != nil {
+			return fmt.Errorf("chart %s: %w", c.title, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,171 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/llmcap/llmcap/sweep"
+)
+
+// maxServerColumns bounds the ServerMetrics sheet's metric columns.
+const maxServerColumns = 60
+
+// streamSheet writes header and rows with a StreamWriter: column widths and number
+// formats first, a frozen header, rows, then one filterable table. rows is called with
+// an emit function that writes one row (values in column order).
+func streamSheet(f *excelize.File, sheet, tableName string, st styles, cols []sheetColumn, rows func(emit func([]any) error) error) error {
+	sw, err := f.NewStreamWriter(sheet)
+	if err != nil {
+		return fmt.Errorf("%s: %w", sheet, err)
+	}
+	for i, c := range cols {
+		if err := sw.SetColWidth(i+1, i+1, c.width); err != nil {
+			return err
+		}
+		if c.style != 0 {
+			if err := sw.SetColStyle(i+1, i+1, c.style); err != nil {
+				return err
+			}
+		}
+	}
+	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	hdr := make([]any, len(cols))
+	for i, c := range cols {
+		hdr[i] = excelize.Cell{StyleID: st.header, Value: c.header}
+	}
+	if err := sw.SetRow("A1", hdr); err != nil {
+		return err
+	}
+	r := 1
+	err = rows(func(vals []any) error {
+		r++
+		return sw.SetRow(cellName(1, r, false), vals)
+	})
+	if err != nil {
+		return fmt.Errorf("%s row %d: %w", sheet, r, err)
+	}
+	if r == 1 { // a table needs a data row
+		r++
+		if err := sw.SetRow(cellName(1, r, false), []any{nil}); err != nil {
+			return err
+		}
+	}
+	if err := sw.AddTable(&excelize.Table{Range: "A1:" + cellName(len(cols), r, false), Name: tableName, StyleName: "TableStyleLight9"}); err != nil {
+		return fmt.Errorf("%s table: %w", sheet, err)
+	}
+	return sw.Flush()
+}
+
+// requestColumns are the Requests sheet's columns, in requestRow order.
+func requestColumns(st styles) []sheetColumn {
+	return []sheetColumn{
+		{"segment", 0, 14}, {"step segment", 0, 14}, {"step", 0, 6}, {"concurrency", 0, 11}, {"rate (req/s)", st.num2, 10},
+		{"phase", 0, 9}, {"request id", 0, 14}, {"session id", 0, 14}, {"turn", 0, 6}, {"sent (s since run start)", st.secs, 14},
+		{"TTFT (ms)", st.ms, 11}, {"TTFO (ms)", st.ms, 11}, {"ITL (ms)", st.ms, 10}, {"E2E (ms)", st.ms, 11},
+		{"prompt tokens", st.int0, 10}, {"output tokens", st.int0, 10}, {"reasoning tokens", st.int0, 10},
+		{"intended prompt tokens", st.int0, 10}, {"intended output tokens", st.int0, 10}, {"tokens source", 0, 9},
+		{"finish reason", 0, 9}, {"status", 0, 7}, {"error class", 0, 16}, {"HTTP status", 0, 8}, {"error", 0, 30},
+	}
+}
+
+// writeRequestsSheet streams every record of records.jsonl, one row per request.
+func writeRequestsSheet(f *excelize.File, st styles, in *input) error {
+	var t0 int64
+	for i := range in.records {
+		if s := in.records[i].SentNs; s > 0 && (t0 == 0 || s < t0) {
+			t0 = s
+		}
+	}
+	vals := make([]any, len(requestColumns(st)))
+	return streamSheet(f, SheetRequests, "RequestsTable", st, requestColumns(st), func(emit func([]any) error) error {
+		for i := range in.records {
+			requestRow(vals, &in.records[i], t0)
+			if err := emit(vals); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// requestRow fills vals with one record's cells (nil for undefined latencies).
+func requestRow(vals []any, r *sweep.Record, t0 int64) {
+	ptr := func(p *float64) any {
+		if p == nil || !finite(*p) {
+			return nil
+		}
+		return *p
+	}
+	var sent any
+	if r.SentNs > 0 {
+		sent = float64(r.SentNs-t0) / 1e9
+	}
+	var rate, http any
+	if r.Rate > 0 {
+		rate = r.Rate
+	}
+	if r.HTTPStatus != 0 {
+		http = r.HTTPStatus
+	}
+	copy(vals, []any{r.Segment, stepSegment(r), r.Step, r.Concurrency, rate, r.Phase, r.RequestID, r.SessionID, r.Turn, sent,
+		ptr(r.TTFTMs), ptr(r.TTFOMs), ptr(r.ITLMs), ptr(r.E2EMs), r.PromptTokens, r.OutputTokens, r.ReasoningTokens,
+		r.IntendedPromptTokens, r.IntendedOutputTokens, r.TokensSource, r.FinishReason, r.Status, r.ErrorClass, http, r.Error})
+}
+
+// serverMetricNames lists the metric keys to tabulate: every key except histogram
+// buckets, sorted, at most maxServerColumns.
+func serverMetricNames(samples []sweep.MetricSample) []string {
+	seen := map[string]bool{}
+	for _, s := range samples {
+		for k := range s.Values {
+			base, _, _ := strings.Cut(k, "{")
+			if !strings.HasSuffix(base, "_bucket") {
+				seen[k] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for k := range seen {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	if len(names) > maxServerColumns {
+		names = names[:maxServerColumns]
+	}
+	return names
+}
+
+// writeServerSheet streams server-metrics.jsonl: one row per scrape, one column per metric.
+func writeServerSheet(f *excelize.File, st styles, samples []sweep.MetricSample) error {
+	names := serverMetricNames(samples)
+	cols := []sheetColumn{{"time (s since first scrape)", st.secs, 14}, {"step", 0, 6}, {"endpoint", 0, 30}}
+	for _, n := range names {
+		cols = append(cols, sheetColumn{n, st.num3, 18})
+	}
+	var t0 int64
+	if len(samples) > 0 {
+		t0 = samples[0].TimeNs
+	}
+	vals := make([]any, len(cols))
+	return streamSheet(f, SheetServer, "ServerMetricsTable", st, cols, func(emit func([]any) error) error {
+		for _, s := range samples {
+			vals[0], vals[1], vals[2] = float64(s.TimeNs-t0)/1e9, s.Step, s.URL
+			for i, n := range names {
+				v, ok := s.Values[n]
+				vals[3+i] = nil
+				if ok && finite(v) {
+					vals[3+i] = v
+				}
+			}
+			if err := emit(vals); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,125 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// writeSummarySheet writes the answer, key numbers, the live capacity calculator (input
+// cells with defined names and formulas that recompute on edit), warnings and the
+// what-if table.
+func writeSummarySheet(f *excelize.File, st styles, in *input) error {
+	a := in.a
+	sh := SheetSummary
+	set := func(cell string, v any, style int) error {
+		if err := f.SetCellValue(sh, cell, v); err != nil {
+			return err
+		}
+		if style != 0 {
+			return f.SetCellStyle(sh, cell, cell, style)
+		}
+		return nil
+	}
+	_ = f.SetColWidth(sh, "A", "A", 58)
+	_ = f.SetColWidth(sh, "B", "B", 18)
+	_ = f.SetColWidth(sh, "C", "C", 22)
+	_ = f.SetColWidth(sh, "D", "I", 14)
+	if err := set("A1", title(a), st.title); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	_ = set("A2", fmt.Sprintf("Run %s, %s", a.RunID, dateText(in.date)), 0)
+	_ = set("A3", answer(a), st.bold)
+	_ = set("A4", fmt.Sprintf("Bottleneck: %s — %s. What to do: %s", orDash(a.Overall.Bottleneck), bottleneckVerdict(a.Overall.Bottleneck), advice(a)), st.wrap)
+	_ = f.MergeCell(sh, "A3", "F3")
+	_ = f.MergeCell(sh, "A4", "F4")
+	_ = f.SetRowHeight(sh, 4, 45)
+	r := 6
+	_ = set(cellName(1, r, false), "Key numbers", st.header)
+	for _, kv := range keyNumbers(a) {
+		r++
+		_ = set(cellName(1, r, false), kv.Key, 0)
+		_ = set(cellName(2, r, false), kv.Value, 0)
+	}
+	r += 2
+	end, err := writeCalculator(f, st, in, r)
+	if err != nil {
+		return fmt.Errorf("summary calculator: %w", err)
+	}
+	r = end + 2
+	if ws := warnings(a); len(ws) > 0 {
+		_ = set(cellName(1, r, false), "Warnings", st.header)
+		for _, w := range ws {
+			r++
+			_ = set(cellName(1, r, false), w, 0)
+		}
+		r += 2
+	}
+	return writeWhatIfTable(f, st, in, r)
+}
+
+// writeCalculator writes the capacity calculator from row r0 and returns its last row.
+func writeCalculator(f *excelize.File, st styles, in *input, r0 int) (int, error) {
+	sh := SheetSummary
+	_ = f.SetCellValue(sh, cellName(1, r0, false), "Capacity calculator: edit the yellow cells; the green cells recompute")
+	_ = f.SetCellStyle(sh, cellName(1, r0, false), cellName(3, r0, false), st.header)
+	_ = f.SetCellValue(sh, cellName(2, r0, false), "value")
+	_ = f.SetCellValue(sh, cellName(3, r0, false), "unit")
+	r := r0
+	for _, row := range calculatorRows(in.a, st) {
+		r++
+		label, val, unit := cellName(1, r, false), cellName(2, r, false), cellName(3, r, false)
+		_ = f.SetCellValue(sh, label, row.label)
+		_ = f.SetCellValue(sh, unit, row.unit)
+		var err error
+		if row.formula != "" {
+			err = f.SetCellFormula(sh, val, row.formula)
+		} else {
+			err = f.SetCellValue(sh, val, row.value)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", row.name, err)
+		}
+		if err := f.SetCellStyle(sh, val, val, row.style); err != nil {
+			return 0, err
+		}
+		ref := fmt.Sprintf("%s!%s", sh, cellName(2, r, true))
+		if err := f.SetDefinedName(&excelize.DefinedName{Name: row.name, RefersTo: ref, Comment: row.label}); err != nil {
+			return 0, fmt.Errorf("defined name %s: %w", row.name, err)
+		}
+	}
+	return r, nil
+}
+
+// writeWhatIfTable writes the analysis's static what-if rows from row r.
+func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
+	sh := SheetSummary
+	ws := in.a.WhatIf
+	if len(ws) == 0 {
+		return nil
+	}
+	_ = f.SetCellValue(sh, cellName(1, r, false), "Capacity plan from the analysis (static)")
+	_ = f.SetCellStyle(sh, cellName(1, r, false), cellName(1, r, false), st.bold)
+	r++
+	hdr := []any{"GPU", "basis", "users per replica", "target users", "replicas", "GPUs", "cost per month (USD)", "USD per M output tokens"}
+	if err := f.SetSheetRow(sh, cellName(1, r, false), &hdr); err != nil {
+		return err
+	}
+	_ = f.SetCellStyle(sh, cellName(1, r, false), cellName(len(hdr), r, false), st.header)
+	for _, w := range ws {
+		r++
+		basis := "measured"
+		if w.Projected {
+			basis = "projected"
+		}
+		row := []any{w.GPU, basis, w.UsersPerReplica, w.TargetUsers, w.Replicas, w.GPUs, w.CostPerMonthUSD, w.CostPerMOutputUSD}
+		if err := f.SetSheetRow(sh, cellName(1, r, false), &row); err != nil {
+			return err
+		}
+		_ = f.SetCellStyle(sh, cellName(3, r, false), cellName(3, r, false), st.num1)
+		_ = f.SetCellStyle(sh, cellName(4, r, false), cellName(6, r, false), st.int0)
+		_ = f.SetCellStyle(sh, cellName(7, r, false), cellName(7, r, false), st.usd)
+		_ = f.SetCellStyle(sh, cellName(8, r, false), cellName(8, r, false), st.usd2)
+	}
+	return nil
+}
