@@ -167,61 +167,75 @@ func modelLoss(pts []point, m qmodel) float64 {
 	return f
 }
 
-// calib maps a metric statistic to a·base + b·wait, where base and wait are the
-// model's terms for that metric (see terms).
-type calib struct{ a, b float64 }
+// calib maps a metric statistic to a·base + wait + z·σ, where base, wait and σ are the
+// model's terms for that metric (see terms): a scales the unqueued latency to the
+// statistic, and z counts standard deviations of the queueing delay.
+type calib struct{ a, z float64 }
 
-// terms returns the model's base and queueing terms of a metric at n.
-func (m qmodel) terms(metric string, n, lout float64) (float64, float64) {
+// defaultZ is z when the ladder shows no queueing to calibrate it: the 95th percentile
+// of a normal delay (departures close to Poisson).
+const defaultZ = 1.645
+
+// terms returns the model's base, mean queueing delay and queueing-delay standard
+// deviation of a metric at n. A request that finds k = n − b others ahead waits for k
+// departures at rate X: mean k/X, standard deviation ≈ √k/X for Poisson departures.
+func (m qmodel) terms(metric string, n, lout float64) (base, wait, sigma float64) {
+	w := m.wait(n, lout)
+	if k := n - m.batch(n); k > 0 {
+		sigma = math.Sqrt(k) / m.throughput(n, lout)
+	}
 	switch metric {
 	case "itl":
-		return m.itl(n), 0
+		return m.itl(n), 0, 0
 	case "e2e":
-		return m.serviceAt(n, lout), m.wait(n, lout)
+		return m.serviceAt(n, lout), w, sigma
 	}
-	return m.base(n), m.wait(n, lout) // ttft, ttfo
+	return m.base(n), w, sigma // ttft, ttfo
 }
 
-// calibrate fits a, b ≥ 0 for one metric statistic by relative least squares over the
-// points that have it. Without queueing data b defaults to a.
+// calibrate fits a, z ≥ 0 for one metric statistic by relative least squares over the
+// points that have it. Without queueing data z defaults to defaultZ.
 func calibrate(m qmodel, pts []point, metric, stat string) (calib, bool) {
-	var saa, sab, sbb, say, sby float64
+	var saa, sas, sss, say, ssy float64
 	n := 0
 	for _, p := range pts {
 		y, ok := p.stats[statKey(metric, stat)]
 		if !ok || y <= 0 {
 			continue
 		}
-		base, w := m.terms(metric, p.n, p.lout)
-		base, w = base/y, w/y // relative residuals
+		base, w, sg := m.terms(metric, p.n, p.lout)
+		base, sg, r := base/y, sg/y, (y-w)/y // relative residuals of y − wait
 		saa += base * base
-		sab += base * w
-		sbb += w * w
-		say += base
-		sby += w
+		sas += base * sg
+		sss += sg * sg
+		say += base * r
+		ssy += sg * r
 		n++
 	}
 	if n == 0 || saa == 0 {
 		return calib{}, false
 	}
-	aOnly := say / saa
-	det := saa*sbb - sab*sab
-	if sbb > 1e-12 && det > 1e-12*saa*sbb {
-		a := (say*sbb - sby*sab) / det
-		b := (sby*saa - say*sab) / det
-		if a >= 0 && b >= 0 {
-			return calib{a, b}, true
-		}
-		if bOnly := sby / sbb; a < 0 && bOnly > 0 {
-			return calib{0, bOnly}, true
-		}
-		// b < 0: fall through to the base-only fit with b = a
+	aOnly := math.Max(say/saa, 0)
+	z := defaultZ
+	if metric == "itl" {
+		z = 0
 	}
-	return calib{aOnly, aOnly}, true
+	det := saa*sss - sas*sas
+	if sss > 1e-12 && det > 1e-9*saa*sss {
+		a := (say*sss - ssy*sas) / det
+		zz := (ssy*saa - say*sas) / det
+		switch {
+		case a >= 0 && zz >= 0:
+			return calib{a, zz}, true
+		case zz < 0:
+			return calib{aOnly, 0}, true
+		}
+	}
+	return calib{aOnly, z}, true
 }
 
 // predict returns the calibrated prediction of a metric statistic at n.
 func (m qmodel) predict(c calib, metric string, n, lout float64) float64 {
-	base, w := m.terms(metric, n, lout)
-	return c.a*base + c.b*w
+	base, w, sg := m.terms(metric, n, lout)
+	return c.a*base + w + c.z*sg
 }

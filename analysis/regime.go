@@ -55,7 +55,7 @@ func classify(s, base *StepStats, sf segFit) (string, string) {
 	}
 	promptHeavy := s.PromptTokensMean > 4*math.Max(s.OutputTokensMean, 1)
 	prefill := ttftX >= ttftRiseFactor && itlX >= itlRiseFactor && ttftX > 1.5*itlX && promptHeavy
-	if sf.ok && ttftX >= ttftRiseFactor && itlX >= itlRiseFactor {
+	if sf.ok && ttftX >= ttftRiseFactor && itlX >= itlRiseFactor && ttftX > 1.5*itlX {
 		m := sf.eval.m
 		growth := m.base(n) - m.base(base.Load)
 		if growth > m.wait(n, m.lout) && growth > 0.5*(s.TTFTMs.Mean-base.TTFTMs.Mean) {

@@ -52,8 +52,8 @@ func statsRecords() []sweep.Record {
 		ok(sweep.PhaseMeasure, 2.5, 5, 400, fp(40), 10),
 		ok(sweep.PhaseMeasure, 2.6, 2.75, 150, nil, 1), // OSL 1: no ITL, so not good
 		fail(2.7, sweep.ErrStreamTruncated, fp(9999)),  // failed: its TTFT is excluded
-		tokenless,                                      // token-less: excluded from latencies
-		ok(sweep.PhaseGrace, 4, 11, 500, fp(50), 20),   // grace: counted; last response
+		tokenless, // token-less: excluded from latencies
+		ok(sweep.PhaseGrace, 4, 11, 500, fp(50), 20), // grace: counted; last response
 	}
 }
 

@@ -1,0 +1,105 @@
+package analysis
+
+import (
+	"math/rand/v2"
+
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
+)
+
+// vsim is a small continuous-batching server in virtual time, for model-recovery tests:
+// at most slots requests run; each iteration takes d0 + d1·batch + prefill·(prompt
+// tokens admitted) ms and gives every running request one token (the admitting
+// iteration gives the first). Users resubmit as soon as a reply ends (closed loop).
+type vsim struct {
+	slots          int
+	d0, d1         float64 // ms, ms per running sequence
+	prefillPerTok  float64 // ms per prompt token
+	prompt, output int     // output is the mean; drawn uniformly in [output/2, 3·output/2]
+	jitter         bool
+	warmupS        float64
+	windowS        float64
+	seed           uint64
+}
+
+type vreq struct {
+	sent, first float64
+	out, done   int
+	started     bool
+}
+
+// step simulates one closed-loop step with n users and returns its records.
+func (v vsim) step(stepIdx int, seg string, n int) []sweep.Record {
+	rng := rand.New(rand.NewPCG(v.seed, uint64(stepIdx*1000+n)))
+	draw := func() int {
+		if !v.jitter {
+			return v.output
+		}
+		return v.output/2 + rng.IntN(v.output+1)
+	}
+	var waiting, running []*vreq
+	for i := 0; i < n; i++ {
+		waiting = append(waiting, &vreq{sent: 0, out: draw()})
+	}
+	warmEnd, winEnd := v.warmupS*1000, (v.warmupS+v.windowS)*1000
+	var recs []sweep.Record
+	t, open := 0.0, n
+	for open > 0 {
+		admitted := 0
+		for len(running) < v.slots && len(waiting) > 0 {
+			running = append(running, waiting[0])
+			waiting = waiting[1:]
+			admitted++
+		}
+		t += v.d0 + v.d1*float64(len(running)) + v.prefillPerTok*float64(admitted*v.prompt)
+		keep := running[:0]
+		for _, r := range running {
+			if !r.started {
+				r.started, r.first = true, t
+			}
+			r.done++
+			if r.done < r.out {
+				keep = append(keep, r)
+				continue
+			}
+			open--
+			recs = append(recs, v.record(stepIdx, seg, n, r, t, warmEnd, winEnd))
+			if t < winEnd { // the user sends the next request
+				waiting = append(waiting, &vreq{sent: t, out: draw()})
+				open++
+			}
+		}
+		running = keep
+	}
+	return recs
+}
+
+func (v vsim) record(stepIdx int, seg string, n int, r *vreq, end, warmEnd, winEnd float64) sweep.Record {
+	const base = int64(1_700_000_000) * 1e9
+	phase := sweep.PhaseMeasure
+	switch {
+	case r.sent < warmEnd:
+		phase = sweep.PhaseWarmup
+	case end > winEnd:
+		phase = sweep.PhaseGrace
+	}
+	ns := func(ms float64) int64 { return base + int64(ms*1e6) }
+	ttft, e2e := r.first-r.sent, end-r.sent
+	rec := sweep.Record{RunID: "vsim", Segment: seg, Step: stepIdx, Schedule: plan.ScheduleConcurrency,
+		Concurrency: n, Phase: phase, SentNs: ns(r.sent), FirstTokenNs: ns(r.first), EndNs: ns(end),
+		TTFTMs: fp(ttft), TTFOMs: fp(ttft), E2EMs: fp(e2e), PromptTokens: v.prompt, IntendedPromptTokens: v.prompt,
+		OutputTokens: r.out, IntendedOutputTokens: r.out, TokensSource: sweep.TokensUsage, Status: sweep.StatusOK}
+	if r.out >= 2 {
+		rec.ITLMs = fp((e2e - ttft) / float64(r.out-1))
+	}
+	return rec
+}
+
+// ladder simulates every load of a one-segment plan and returns its records.
+func (v vsim) ladder(p plan.Plan) []sweep.Record {
+	var out []sweep.Record
+	for _, s := range p.Steps() {
+		out = append(out, v.step(s.Index, s.Segment, s.Concurrency)...)
+	}
+	return out
+}
