@@ -31,11 +31,16 @@ type latenessStats struct {
 	next    int
 	count   int64
 	max     time.Duration
+	hist    *histogram
 }
 
 const latenessWindow = 1 << 16
 
 func (l *latenessStats) add(d time.Duration) {
+	if l.hist == nil {
+		l.hist = newHistogram(latenessBuckets)
+	}
+	l.hist.observe(d.Seconds())
 	if len(l.samples) < latenessWindow {
 		l.samples = append(l.samples, d)
 	} else {

@@ -10,9 +10,10 @@ import (
 
 // Histogram bucket upper bounds in seconds, as vLLM's.
 var (
-	ttftBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560}
-	itlBuckets  = []float64{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80}
-	e2eBuckets  = []float64{0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680}
+	ttftBuckets     = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560}
+	itlBuckets      = []float64{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80}
+	latenessBuckets = []float64{0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1}
+	e2eBuckets      = []float64{0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680}
 )
 
 type histogram struct {
@@ -98,6 +99,10 @@ func (s *Server) writeMetrics(w io.Writer) error {
 	writeHistogram(bw, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", m.model, m.itl)
 	writeHistogram(bw, "vllm:e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.", m.model, m.e2e)
 	counter("llmcap_sim_iterations_total", "Engine iterations run by the simulator.", float64(sc.Iterations))
+	if s.late.hist != nil {
+		writeHistogram(bw, "llmcap_sim_iteration_lateness_seconds",
+			"How late simulated iterations ended on the wall clock (driver scheduling delay).", m.model, s.late.hist)
+	}
 	return bw.Flush()
 }
 

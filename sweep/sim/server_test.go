@@ -326,3 +326,28 @@ func scrape(t *testing.T, base string) map[string]*familyView {
 	}
 	return out
 }
+
+func TestServerPrefixCaching(t *testing.T) {
+	s := startTest(t, plan.Simulator{SpeedUp: 20, PrefixCaching: true})
+	shared := words(64) // 4 full blocks of 16
+	for i := range 2 {
+		res := postStream(t, http.DefaultClient, s.URL()+"/completions", map[string]any{
+			"stream": true, "max_tokens": 2, "prompt": fmt.Sprintf("%s tail %d", shared, i)})
+		if len(res.content) != 2 {
+			t.Fatalf("request %d: %d tokens", i, len(res.content))
+		}
+	}
+	fams := scrape(t, s.URL())
+	if hits := fams["vllm:prefix_cache_hits_total"].value; hits != 64 {
+		t.Errorf("prefix cache hits %v tokens, want 64 (the shared 4 blocks)", hits)
+	}
+	if q := fams["vllm:prefix_cache_queries_total"].value; q != 132 {
+		t.Errorf("prefix cache queries %v tokens, want 2 × 66", q)
+	}
+	if _, ok := fams["llmcap_sim_iteration_lateness_seconds"]; !ok {
+		t.Error("lateness histogram missing from /metrics")
+	}
+	if b, ok := s.Settings()["decode_ms_by_batch_ctx1024"].(map[string]float64); !ok || b["1"] <= 0 || b["256"] <= b["1"] {
+		t.Errorf("decode_ms_by_batch_ctx1024 %v: want rising with batch", b)
+	}
+}

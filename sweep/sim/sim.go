@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -177,9 +178,24 @@ func (s *Server) resolvedSettings(blocks int) map[string]any {
 		"bandwidth_efficiency": c.BandwidthEfficiency, "overhead_ms": c.OverheadMs, "speed_up": c.SpeedUp,
 		"peak_tflops": s.roof.PeakFLOPS / 1e12, "hbm_tbps": s.gpu.HBMTBps, "max_model_len": s.model.MaxModelLen,
 		"decode_ms_per_token_single": ms(s.roof.DecodeStep(1024)),
+		"decode_ms_by_batch_ctx1024": s.decodeByBatch(),
 		"prefill_ms_1k_tokens":       ms(s.roof.Prefill(1024)),
 		"tokenizer":                  "1 whitespace-separated word = 1 token; chat template adds 0",
 	}
+}
+
+// decodeByBatch is the decode iteration time (ms) for batches of sequences with 1,024
+// tokens of context each, keyed by batch size (1, 8, 32, 128 and max_num_seqs).
+func (s *Server) decodeByBatch() map[string]float64 {
+	out := map[string]float64{}
+	for _, b := range []int{1, 8, 32, 128, s.cfg.MaxNumSeqs} {
+		work := make([]Work, b)
+		for i := range work {
+			work[i] = Work{Context: 1024, Tokens: 1}
+		}
+		out[strconv.Itoa(b)] = ms(s.roof.Iteration(work))
+	}
+	return out
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
