@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/sweep"
@@ -41,12 +42,17 @@ func analyzeInputs(in *runInputs) *Analysis {
 	}
 	server := serverStats(in.server, in.steps)
 	seed := seedOf(p)
-	for _, name := range segmentNames(in) {
+	names := segmentNames(in)
+	start := time.Now()
+	for k, name := range names {
 		inputs := stepInputsFor(in, name)
 		if len(inputs) == 0 {
 			continue
 		}
-		sa := analyzeSegment(name, weightOf(p, name), inputs, in.records, a.Constraints, p, server, seed)
+		// Each segment's bootstrap gets an equal share of what is left of bootBudget.
+		left := bootBudget - time.Since(start)
+		deadline := time.Now().Add(max(left/time.Duration(len(names)-k), 100*time.Millisecond))
+		sa := analyzeSegment(name, weightOf(p, name), inputs, in.records, a.Constraints, p, server, seed, deadline)
 		if name == plan.MixSegment {
 			a.Mix = &sa
 		} else {
@@ -72,7 +78,7 @@ func analyzeInputs(in *runInputs) *Analysis {
 
 // analyzeSegment computes the steps, fit, regimes and capacity of one segment.
 func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, cons []plan.Constraint,
-	p *plan.Plan, server map[int]*ServerStats, seed uint64) SegmentAnalysis {
+	p *plan.Plan, server map[int]*ServerStats, seed uint64, deadline time.Time) SegmentAnalysis {
 	sa := SegmentAnalysis{Segment: name, Weight: weight}
 	type pair struct {
 		s  StepStats
@@ -106,7 +112,7 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	c.CILow, c.CIHigh = r.value, r.value
 	if sf.ok {
 		sa.Fit = buildFit(steps, sf)
-		b := bootstrapSegment(steps, smp, cons, maxErr, sf, seed^hashString(name))
+		b := bootstrapSegment(steps, smp, cons, maxErr, sf, seed^hashString(name), deadline)
 		applyBootstrap(sa.Fit, &c, b, r)
 	}
 	sa.Steps, sa.Capacity = steps, c

@@ -14,7 +14,7 @@ import (
 // √(m/n)), within bootBudget of wall time.
 const (
 	bootReps     = 200
-	bootMaxDraws = 4000
+	bootMaxDraws = 2000
 	bootBudget   = 3 * time.Second
 )
 
@@ -29,11 +29,10 @@ type bootResult struct {
 // bootstrapSegment resamples each step's requests, refits the model and recomputes the
 // capacity, bootReps times or until the time budget runs out.
 func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constraint, maxErr float64,
-	sf segFit, seed uint64) bootResult {
+	sf segFit, seed uint64, deadline time.Time) bootResult {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	loads := curveLoads(steps)
 	out := bootResult{curves: make([][]float64, len(loads))}
-	deadline := time.Now().Add(bootBudget)
 	rep := make([]StepStats, len(steps))
 	start := sf.eval.m
 	for k := 0; k < bootReps && time.Now().Before(deadline); k++ {

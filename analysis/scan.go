@@ -208,12 +208,58 @@ func floatField(b []byte, i int, dst *float64) (int, error) {
 		return i + 4, nil
 	}
 	j := numberEnd(b, i)
+	if f, ok := fastFloat(b[i:j]); ok {
+		*dst = f
+		return j, nil
+	}
 	f, err := strconv.ParseFloat(string(b[i:j]), 64)
 	if err != nil {
 		return j, errSyntax
 	}
 	*dst = f
 	return j, nil
+}
+
+// pow10 are the exactly representable powers of ten used by fastFloat.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// fastFloat parses a plain decimal ("-12.345") exactly when its digits fit in 2^53 and
+// it has at most 22 fraction digits (Clinger's fast path: one correctly rounded
+// division); ok is false otherwise (exponents, long mantissas) and the caller falls
+// back to strconv.
+func fastFloat(b []byte) (float64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	var mant uint64
+	digits, frac, dot := 0, 0, false
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 || frac >= len(pow10) {
+		return 0, false
+	}
+	f := float64(mant) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 func (r *rawRecord) iclField(b []byte, i int) (int, error) {
