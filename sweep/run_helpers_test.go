@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -34,6 +35,11 @@ type rtServer struct {
 }
 
 func newRTServer(t testing.TB, ttft, itl time.Duration) *rtServer {
+	return newRTServerAt(t, "", ttft, itl)
+}
+
+// newRTServerAt is newRTServer listening on addr ("" = any free loopback port).
+func newRTServerAt(t testing.TB, addr string, ttft, itl time.Duration) *rtServer {
 	s := &rtServer{ttft: ttft, itl: itl}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
@@ -46,7 +52,16 @@ func newRTServer(t testing.TB, ttft, itl time.Duration) *rtServer {
 		defer s.mu.Unlock()
 		fmt.Fprintf(w, "# TYPE rt_running gauge\nrt_running %d\n# TYPE rt_requests_total counter\nrt_requests_total{model=\"m\"} %d\n", s.inflight, s.total)
 	})
-	s.Server = httptest.NewServer(mux)
+	s.Server = httptest.NewUnstartedServer(mux)
+	if addr != "" {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Server.Listener.Close()
+		s.Server.Listener = ln
+	}
+	s.Server.Start()
 	t.Cleanup(s.Close)
 	return s
 }

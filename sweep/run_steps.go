@@ -65,8 +65,6 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 	if err != nil {
 		return StepSummary{}, err
 	}
-	rn.scrape.setStep(st.Index)
-	defer rn.scrape.setStep(-1)
 	rn.progress.beginStep(fmt.Sprintf("%s step %d/%d %s=%g", st.Segment, st.Index+1, len(rn.meta.Steps), st.Schedule, st.Load()))
 	rn.log.Debug("step start", "step", st.Index, "segment", st.Segment, "schedule", st.Schedule, "load", st.Load())
 	s := newStepRun(rn, st, wl, trace)

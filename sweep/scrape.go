@@ -94,7 +94,7 @@ func (s *scraper) scrapeOnce(url string) error {
 		return fmt.Errorf("scrape %s: %w", url, err)
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	at := time.Now()
+	at, step := time.Now(), int(s.step.Load())
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("scrape %s: %w", url, err)
@@ -108,7 +108,7 @@ func (s *scraper) scrapeOnce(url string) error {
 	if err != nil {
 		return fmt.Errorf("scrape %s: %w", url, err)
 	}
-	return s.out.appendMetric(&MetricSample{TimeNs: unixNs(at), Step: int(s.step.Load()), URL: url, Values: vals})
+	return s.out.appendMetric(&MetricSample{TimeNs: unixNs(at), Step: step, URL: url, Values: vals})
 }
 
 // parseMetrics parses Prometheus text exposition format and flattens it to

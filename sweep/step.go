@@ -150,7 +150,7 @@ func (s *stepRun) execute(j *job, rec *Record, scheduled time.Time) {
 			rec.Error = "cancelled: still pending at the end of the grace period or interrupted"
 		}
 	}
-	if rec.ScheduledNs != 0 && rec.SentNs != 0 {
+	if rec.ScheduledNs != 0 && rec.SentNs != 0 && rec.ScheduleLagMs == nil {
 		lag := float64(rec.SentNs-rec.ScheduledNs) / 1e6
 		rec.ScheduleLagMs = &lag
 	}
@@ -189,6 +189,7 @@ func (s *stepRun) waitFor(ctx context.Context, deadline time.Time, cond func() b
 func (s *stepRun) run(ctx context.Context) (sum StepSummary, results []stepResult, err error) {
 	s.start = time.Now()
 	s.origin = s.start
+	s.rn.scrape.setStep(s.st.Index) // samples taken from now on belong to this step
 	w := s.st.Warmup
 	s.mu.Lock()
 	s.stage = stageMeasure
@@ -215,6 +216,7 @@ func (s *stepRun) run(ctx context.Context) (sum StepSummary, results []stepResul
 	}
 	s.cancelReqs()
 	s.waitAll()
+	s.rn.scrape.setStep(-1)
 	results = s.finalize()
 	sum = s.summarize(sum, results)
 	if interrupted {
@@ -248,6 +250,8 @@ func (s *stepRun) measure(ctx context.Context) (sum StepSummary, interrupted boo
 	if !s.waitFor(ctx, dl, func() bool {
 		return (n > 0 && s.measureSent >= n && s.measureDone >= n) || (s.senderDone && s.inflight == 0)
 	}) {
+		// Interrupted: still close the hook (e.g. stop a running capture).
+		s.afterMeasure(context.WithoutCancel(ctx), &sum)
 		return sum, true
 	}
 	s.mu.Lock()
@@ -255,14 +259,7 @@ func (s *stepRun) measure(ctx context.Context) (sum StepSummary, interrupted boo
 	s.measureEnd = time.Now()
 	s.mu.Unlock()
 	s.stopSend()
-	if h := s.rn.opts.Hook; h != nil {
-		captured, err := h.AfterMeasure(ctx, s.st, s.rn.dir)
-		sum.Captured = captured
-		if err != nil {
-			sum.CaptureError = joinMsg(sum.CaptureError, fmt.Sprintf("after measure: %v", err))
-			s.rn.log.Warn("step hook failed", "step", s.st.Index, "err", err)
-		}
-	}
+	s.afterMeasure(ctx, &sum)
 	s.rn.progress.stepPhase("grace")
 	if s.st.Grace > 0 {
 		if !s.waitFor(ctx, s.measureEnd.Add(s.st.Grace), func() bool { return s.inflight == 0 }) {
@@ -270,6 +267,21 @@ func (s *stepRun) measure(ctx context.Context) (sum StepSummary, interrupted boo
 		}
 	}
 	return sum, false
+}
+
+// afterMeasure calls the hook's AfterMeasure, recording what it captured; a hook error
+// is recorded and logged, never fatal.
+func (s *stepRun) afterMeasure(ctx context.Context, sum *StepSummary) {
+	h := s.rn.opts.Hook
+	if h == nil {
+		return
+	}
+	captured, err := h.AfterMeasure(ctx, s.st, s.rn.dir)
+	sum.Captured = captured
+	if err != nil {
+		sum.CaptureError = joinMsg(sum.CaptureError, fmt.Sprintf("after measure: %v", err))
+		s.rn.log.Warn("step hook failed", "step", s.st.Index, "err", err)
+	}
 }
 
 func joinMsg(a, b string) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/llmcap/llmcap/plan"
 )
@@ -26,6 +27,7 @@ func (s *stepRun) summarize(sum StepSummary, results []stepResult) StepSummary {
 	sum.RunID = s.rn.runID
 	sum.MaxInFlight = s.maxInflight
 	sum.StartNs = unixNs(s.start)
+	sum.EndNs = unixNs(time.Now())
 	if !s.measureStart.IsZero() {
 		sum.MeasureStartNs = unixNs(s.measureStart)
 	}
