@@ -14,14 +14,26 @@ import (
 )
 
 // BenchmarkStreams5000 holds 5,000 concurrent SSE streams in real time (speed-up 1):
-// Llama-3.1-8B on an H200 with max_num_seqs 5000, 32-token prompts and 128 output tokens
-// (ignore_eos), the client in the same process. It reports the driver's iteration
-// lateness p99 (goal < 5 ms) and the client-seen E2E p50 next to the simulated one.
+// Llama-3.1-8B with max_num_seqs 5000, 32-token prompts and 128 output tokens
+// (ignore_eos), the client in the same process, on an H200 (~140 ms decode iterations at
+// batch 5,000) and a B200 (~60 ms, the harder case). It reports the driver's iteration
+// lateness p50/p99 (goal p99 < 5 ms), the client-seen E2E p50 and the token rate.
 //
 //	go test ./sweep/sim -run '^$' -bench Streams5000 -benchtime 1x -v
+//
+// Measured 2026-11-30 with the test binary pinned to 2 idle cores (taskset -c 0,1,
+// GOMAXPROCS=2) on the session's device machine, two runs each: H200 lateness p99 1.1 and
+// 2.0 ms; B200 3.6 and 5.1 ms. On the shared 2-core development machine at load average
+// 17, p99 was 180–290 ms: other processes, not the simulator, held the CPUs.
 func BenchmarkStreams5000(b *testing.B) {
-	const streams, prompt, output = 5000, 32, 128
-	cfg := plan.Simulator{GPU: "H200", Model: "llama-3.1-8b", MaxNumSeqs: streams}
+	for _, gpu := range []string{"H200", "B200"} {
+		b.Run(gpu, func(b *testing.B) {
+			benchStreams(b, plan.Simulator{GPU: gpu, Model: "llama-3.1-8b", MaxNumSeqs: 5000}, 5000, 32, 128)
+		})
+	}
+}
+
+func benchStreams(b *testing.B, cfg plan.Simulator, streams, prompt, output int) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams, DisableCompression: true}}
 	body := fmt.Sprintf(`{"stream":true,"max_tokens":%d,"ignore_eos":true,"prompt":%q}`, output, words(prompt))
 	for range b.N {
@@ -58,7 +70,7 @@ func BenchmarkStreams5000(b *testing.B) {
 		b.ReportMetric(float64(st.LatenessP99)/1e6, "lateness-p99-ms")
 		b.ReportMetric(float64(st.LatenessP50)/1e6, "lateness-p50-ms")
 		b.ReportMetric(percentile(e2e, 0.5), "client-e2e-p50-ms")
-		b.ReportMetric(streams*output/wall.Seconds(), "tokens/s")
+		b.ReportMetric(float64(streams*output)/wall.Seconds(), "tokens/s")
 		b.Logf("%d streams × %d tokens in %v: %v iterations, lateness p50 %v p99 %v max %v; client E2E p50 %.0f ms p99 %.0f ms",
 			streams, output, wall.Round(time.Millisecond), simEnd, st.LatenessP50, st.LatenessP99, st.LatenessMax,
 			percentile(e2e, 0.5), percentile(e2e, 0.99))

@@ -6,6 +6,16 @@
 // (a pure virtual-time core: Step plans an iteration, Complete applies it), the driver
 // (a goroutine that runs the scheduler on the wall clock, divided by SpeedUp) and the
 // HTTP handlers (SSE streams written from pre-encoded chunk templates).
+//
+// API: POST /v1/chat/completions and /v1/completions (stream true or false; with
+// stream_options.include_usage a final usage chunk with empty choices precedes [DONE]),
+// GET /v1/models (the catalog model name), GET /metrics (Prometheus text, vLLM names),
+// GET /health. Tokenizer: one whitespace-separated word is one token, a chat template adds
+// none, messages and prompt arrays are concatenated. Output: exactly max_tokens with
+// ignore_eos, else a draw from OutputTokens capped by max_tokens, seeded by the prompt
+// text and the request's "seed" field (so identical requests get identical lengths).
+// A model name other than the served one gets 404 model_not_found; an empty one is
+// accepted. Metric durations are wall-clock seconds (simulated time / SpeedUp).
 package sim
 
 import (
