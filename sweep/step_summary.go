@@ -34,11 +34,9 @@ func (s *stepRun) summarize(sum StepSummary, results []stepResult) StepSummary {
 	if !s.measureEnd.IsZero() {
 		sum.MeasureEndNs = unixNs(s.measureEnd)
 	}
-	var intended, achieved, nAch float64
 	var measured []*Record
 	for _, r := range results {
-		rec := r.rec
-		switch rec.Phase {
+		switch r.rec.Phase {
 		case PhaseWarmup:
 			sum.WarmupRequests++
 			continue
@@ -47,27 +45,41 @@ func (s *stepRun) summarize(sum StepSummary, results []stepResult) StepSummary {
 		case PhaseGrace:
 			sum.GraceRequests++
 		}
-		if !rec.OK() {
+		if !r.rec.OK() {
 			sum.Errors++
-			if rec.ErrorClass == ErrCancelled {
+			if r.rec.ErrorClass == ErrCancelled {
 				sum.Cancelled++
 			}
 		}
-		measured = append(measured, rec)
-		intended += float64(rec.IntendedPromptTokens)
-		if rec.PromptTokens > 0 {
-			achieved += float64(rec.PromptTokens)
-			nAch++
-		}
+		measured = append(measured, r.rec)
 	}
-	if n := sum.MeasureRequests + sum.GraceRequests; n > 0 {
-		sum.IntendedPromptTokensMean = intended / float64(n)
-	}
-	if nAch > 0 {
-		sum.AchievedPromptTokensMean = achieved / nAch
-	}
+	sum.IntendedPromptTokensMean, sum.AchievedPromptTokensMean = promptTokenMeans(measured)
 	sum.SteadyState, sum.SteadyStateReason = s.steadyVerdict(measured)
 	return sum
+}
+
+// promptTokenMeans returns the mean intended and achieved (server usage) prompt tokens
+// over the same requests: those whose usage reported prompt tokens (all requests for
+// the intended mean when none did; achieved is then 0).
+func promptTokenMeans(recs []*Record) (intended, achieved float64) {
+	var sumI, sumA, n float64
+	for _, r := range recs {
+		if r.PromptTokens > 0 {
+			sumI += float64(r.IntendedPromptTokens)
+			sumA += float64(r.PromptTokens)
+			n++
+		}
+	}
+	if n > 0 {
+		return sumI / n, sumA / n
+	}
+	for _, r := range recs {
+		sumI += float64(r.IntendedPromptTokens)
+	}
+	if len(recs) > 0 {
+		intended = sumI / float64(len(recs))
+	}
+	return intended, 0
 }
 
 // steadyVerdict applies the quick steady-state rule to a step's measured records.

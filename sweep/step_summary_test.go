@@ -1,0 +1,69 @@
+package sweep
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/llmcap/llmcap/plan"
+)
+
+// rtRecords builds n successful records sent 10 ms apart with TTFT ttft(i) ms.
+func rtRecords(n int, ttft func(i int) float64) []*Record {
+	out := make([]*Record, n)
+	for i := range out {
+		v, e := ttft(i), ttft(i)+100
+		out[i] = &Record{Status: StatusOK, SentNs: int64(i) * 1e7, EndNs: int64(i)*1e7 + int64(e*1e6),
+			TTFTMs: &v, E2EMs: &e, IntendedPromptTokens: 100, PromptTokens: 100 + i%2}
+	}
+	return out
+}
+
+func TestSteadyStateVerdict(t *testing.T) {
+	s := &stepRun{st: plan.Step{Schedule: plan.ScheduleConcurrency, Concurrency: 4}}
+	if ok, why := s.steadyVerdict(rtRecords(11, func(int) float64 { return 50 })); ok || !strings.Contains(why, "need 12") {
+		t.Errorf("11 records at concurrency 4: %v %q", ok, why)
+	}
+	if ok, why := s.steadyVerdict(rtRecords(30, func(i int) float64 { return 50 + float64(i%3) })); !ok {
+		t.Errorf("flat TTFT judged unsteady: %q", why)
+	}
+	if ok, why := s.steadyVerdict(rtRecords(30, func(i int) float64 { return 50 + 10*float64(i) })); ok || !strings.Contains(why, "trends") {
+		t.Errorf("rising TTFT judged steady: %q", why)
+	}
+}
+
+func TestStatOfMatchesNumpy(t *testing.T) {
+	v := []float64{1, 2, 3, 4, 10}
+	for stat, want := range map[string]float64{"p50": 3, "p90": 7.6, "p95": 8.8, "p0": 1, "p100": 10, "mean": 4} {
+		if got := statOf(append([]float64(nil), v...), stat); math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s = %g, want %g", stat, got, want)
+		}
+	}
+	if !math.IsNaN(statOf(nil, "p50")) || !math.IsNaN(statOf(v, "bogus")) {
+		t.Error("empty or unknown statistic should be NaN")
+	}
+}
+
+func TestSLAViolationAndPromptMeans(t *testing.T) {
+	recs := rtRecords(20, func(i int) float64 { return float64(100 + i) })
+	var res []stepResult
+	for _, r := range recs {
+		r.Phase = PhaseMeasure
+		res = append(res, stepResult{rec: r})
+	}
+	sla := plan.SLA{TTFTMs: map[string]float64{"p95": 50}}
+	if bad, why := slaViolation(sla, res, 2); !bad || !strings.Contains(why, "ttft p95") {
+		t.Errorf("TTFT p95 ≈ 118 ms vs 2 × 50 ms: %v %q", bad, why)
+	}
+	if bad, _ := slaViolation(sla, res, 3); bad {
+		t.Error("TTFT p95 ≈ 118 ms flagged against 3 × 50 ms")
+	}
+	res[0].rec.Status, res[1].rec.Status = StatusError, StatusError
+	if bad, why := slaViolation(plan.SLA{MaxErrorRate: 0.01}, res, 3); !bad || !strings.Contains(why, "error rate") {
+		t.Errorf("10%% errors vs 3 × 1%%: %v %q", bad, why)
+	}
+	i, a := promptTokenMeans(recs)
+	if i != 100 || a != 100.5 {
+		t.Errorf("prompt means %g / %g, want 100 / 100.5", i, a)
+	}
+}
