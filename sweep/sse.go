@@ -133,6 +133,9 @@ func indexEOL(b []byte) int {
 }
 
 func (p *SSEParser) processLine(line []byte, emit func(SSEEvent) error) error {
+	if p.maxLine > 0 && len(line) > p.maxLine {
+		return ErrSSELineTooLong
+	}
 	if len(line) == 0 {
 		if !p.hasData {
 			p.typ = p.typ[:0]
