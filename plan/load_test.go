@@ -26,8 +26,6 @@ func TestAllConfigsValidate(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			t.Setenv("VLLM_API_KEY", "test-key") // examples that read a key from the environment
-			t.Setenv("OPENAI_API_KEY", "test-key")
 			p, err := Load(f, nil)
 			if err != nil {
 				t.Fatalf("%v", err)
