@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -153,7 +154,9 @@ func RenderPNG(p *plot.Plot, w, h vg.Length, dpi int) (out []byte, err error) {
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
 	p.Draw(draw.New(c))
 	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+	// BestSpeed: a third of the default's encoding time for a slightly larger file.
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, c.Image()); err != nil {
 		return nil, fmt.Errorf("render png: %w", err)
 	}
 	return buf.Bytes(), nil

@@ -50,6 +50,23 @@ func Write(dir string, a *analysis.Analysis, formats []string) error {
 	if err != nil {
 		return err
 	}
+	// The workbook (dominated by the Requests sheet) needs no charts: build it on
+	// another core while the charts and the PDF are rendered.
+	xlsxErr := make(chan error, 1)
+	if want["xlsx"] {
+		go func() { xlsxErr <- writeXLSX(filepath.Join(dir, FileXLSX), in) }()
+	} else {
+		xlsxErr <- nil
+	}
+	err = writeRendered(dir, in, want)
+	if xerr := <-xlsxErr; xerr != nil && err == nil {
+		err = fmt.Errorf("report xlsx: %w", xerr)
+	}
+	return err
+}
+
+// writeRendered writes the charts and every format except xlsx.
+func writeRendered(dir string, in *input, want map[string]bool) error {
 	var charts []Chart
 	if want["charts"] || want["pdf"] || want["json"] || want["md"] {
 		charts = buildCharts(in)
@@ -59,16 +76,14 @@ func Write(dir string, a *analysis.Analysis, formats []string) error {
 			return fmt.Errorf("report charts: %w", err)
 		}
 	}
+	files := chartFiles(want["charts"], charts)
 	writers := []struct {
 		format string
 		fn     func() error
 	}{
 		{"pdf", func() error { return writePDF(filepath.Join(dir, FilePDF), in, charts) }},
-		{"xlsx", func() error { return writeXLSX(filepath.Join(dir, FileXLSX), in) }},
-		{"json", func() error { return writeJSON(filepath.Join(dir, FileJSON), in, chartFiles(want["charts"], charts)) }},
-		{"md", func() error {
-			return writeMarkdown(filepath.Join(dir, FileMarkdown), in, chartFiles(want["charts"], charts))
-		}},
+		{"json", func() error { return writeJSON(filepath.Join(dir, FileJSON), in, files) }},
+		{"md", func() error { return writeMarkdown(filepath.Join(dir, FileMarkdown), in, files) }},
 		{"csv", func() error { return writeStepsCSV(filepath.Join(dir, FileStepsCSV), in) }},
 	}
 	for _, w := range writers {
