@@ -31,7 +31,13 @@ type rtServer struct {
 	total    int
 	prompts  []string
 	started  []time.Time
-	hold     chan struct{} // when non-nil, requests block on it before answering
+	auth     string
+}
+
+func (s *rtServer) authSeen() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.auth
 }
 
 func newRTServer(t testing.TB, ttft, itl time.Duration) *rtServer {
@@ -94,7 +100,7 @@ func (s *rtServer) complete(w http.ResponseWriter, r *http.Request) {
 	s.maxSeen = max(s.maxSeen, s.inflight)
 	s.prompts = append(s.prompts, prompt)
 	s.started = append(s.started, time.Now())
-	hold := s.hold
+	s.auth = r.Header.Get("Authorization")
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -104,13 +110,6 @@ func (s *rtServer) complete(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	fl := w.(http.Flusher)
 	ctx := r.Context()
-	if hold != nil {
-		select {
-		case <-hold:
-		case <-ctx.Done():
-			return
-		}
-	}
 	n := max(body.MaxTokens, 1)
 	for i := 0; i < n; i++ {
 		d := s.itl

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -19,9 +21,18 @@ func TestClosedLoopKeepsExactlyNInFlight(t *testing.T) {
 	p.Ladder.Warmup = plan.Warmup{Requests: 8}
 	p.Ladder.Requests = 48
 	p.Ladder.Grace = 2 * time.Second
+	p.Target.APIKey = "sk-rt-secret-4242"
 	dir := t.TempDir()
-	if err := Run(context.Background(), p, Options{OutDir: dir}); err != nil {
+	if err := Run(context.Background(), p, Options{OutDir: dir, Version: "v-test"}); err != nil {
 		t.Fatal(err)
+	}
+	for _, name := range []string{FileRun, FileRecords, FileSteps} {
+		if b, _ := os.ReadFile(filepath.Join(dir, name)); strings.Contains(string(b), "sk-rt-secret") {
+			t.Errorf("%s contains the API key", name)
+		}
+	}
+	if got := srv.authSeen(); got != "Bearer sk-rt-secret-4242" {
+		t.Errorf("server saw Authorization %q", got)
 	}
 	maxSeen, total := srv.stats()
 	if maxSeen != 8 {
@@ -34,7 +45,7 @@ func TestClosedLoopKeepsExactlyNInFlight(t *testing.T) {
 	if len(steps) != 1 || steps[0].MaxInFlight != 8 {
 		t.Fatalf("steps = %+v, want one with max_in_flight 8", steps)
 	}
-	if meta.State != StateComplete || meta.Models == nil {
+	if meta.State != StateComplete || meta.Models == nil || meta.ToolVersion != "v-test" || len(meta.Steps) != 1 {
 		t.Errorf("run.json state %q models %v", meta.State, meta.Models)
 	}
 	measure := 0
