@@ -41,7 +41,7 @@ func rtResumePlan(url string) *plan.Plan {
 }
 
 func TestKill9ThenResume(t *testing.T) {
-	srv := newRTServer(t, 10*time.Millisecond, 5*time.Millisecond)
+	srv := newRTServer(t, 10*time.Millisecond, 20*time.Millisecond)
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestResumeChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), rtEnvDir+"="+dir, rtEnvURL+"="+srv.url())

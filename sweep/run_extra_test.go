@@ -191,7 +191,7 @@ func TestMultiTurnClosedLoop(t *testing.T) {
 }
 
 func TestInterruptThenResume(t *testing.T) {
-	srv := newRTServer(t, 5*time.Millisecond, 5*time.Millisecond)
+	srv := newRTServer(t, 5*time.Millisecond, 20*time.Millisecond)
 	p := rtPlan(srv.url())
 	p.Ladder.Concurrency = []int{2, 3}
 	p.Ladder.Requests = 30
