@@ -1,0 +1,380 @@
+package sweep
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The client benchmarks run a fast SSE server in a child process (this test binary
+// re-executed into TestSSEBenchServerProcess), so getrusage measures the client alone.
+// The server streams vLLM-style chat chunks on a fixed timeline and records, per
+// request (keyed by seed), when it received the request and when the first content
+// chunk was flushed; GET /stamps returns them with the server's peak concurrency and RSS.
+//
+//	go test -run '^$' -bench 'ClientStreams500' -benchtime 2x ./sweep/
+//	go test -run '^$' -bench 'ClientOpenStreams10k' -benchtime 1x ./sweep/
+
+const benchServerEnv = "LLMCAP_SSEBENCH_SERVER"
+
+// benchChunk is one content chunk as vLLM sends it.
+const benchChunk = `data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1700000000,"model":"bench","choices":[{"index":0,"delta":{"content":" tok"},"logprobs":null,"finish_reason":null}]}` + "\n\n"
+
+type benchStamps struct {
+	Stamps    map[int64][2]int64 `json:"stamps"` // seed → [received_ns, first_flushed_ns]
+	MaxActive int64              `json:"max_active"`
+	RSSKiB    int64              `json:"rss_hwm_kib"`
+}
+
+// TestSSEBenchServerProcess is the benchmark server when run as a child process; it is
+// skipped otherwise.
+func TestSSEBenchServerProcess(t *testing.T) {
+	spec := os.Getenv(benchServerEnv)
+	if spec == "" {
+		t.Skip("only runs as the benchmark's child process")
+	}
+	var ttft, itl time.Duration
+	var tokens int
+	if _, err := fmt.Sscanf(spec, "%d,%d,%d", &ttft, &itl, &tokens); err != nil {
+		t.Fatal(err)
+	}
+	raiseNOFILE()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	stamps := map[int64][2]int64{}
+	var active, maxActive atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		recv := time.Now()
+		var req struct {
+			Seed      int64 `json:"seed"`
+			MaxTokens int   `json:"max_tokens"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		n := tokens
+		if req.MaxTokens > 0 {
+			n = req.MaxTokens
+		}
+		a := active.Add(1)
+		defer active.Add(-1)
+		for m := maxActive.Load(); a > m && !maxActive.CompareAndSwap(m, a); m = maxActive.Load() {
+		}
+		first := benchStream(w, recv, ttft, itl, n)
+		mu.Lock()
+		stamps[req.Seed] = [2]int64{unixNs(recv), unixNs(first)}
+		mu.Unlock()
+	})
+	mux.HandleFunc("/stamps", func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = json.NewEncoder(w).Encode(benchStamps{Stamps: stamps, MaxActive: maxActive.Load(), RSSKiB: rssHWMKiB()})
+	})
+	fmt.Printf("ADDR %s\n", ln.Addr())
+	go func() { // exit when the parent closes our stdin
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		os.Exit(0)
+	}()
+	_ = http.Serve(ln, mux)
+}
+
+// benchStream writes n content chunks on the absolute timeline recv+ttft+i*itl, then
+// finish, usage and [DONE]; it returns when the first chunk was flushed.
+func benchStream(w http.ResponseWriter, recv time.Time, ttft, itl time.Duration, n int) time.Time {
+	fl := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fl.Flush()
+	var first time.Time
+	at := recv.Add(ttft)
+	for i := 0; i < n; i++ {
+		if d := time.Until(at); d > 0 {
+			time.Sleep(d)
+		}
+		if _, err := writeString(w, benchChunk); err != nil {
+			return first
+		}
+		fl.Flush()
+		if i == 0 {
+			first = time.Now()
+		}
+		at = at.Add(itl)
+	}
+	_, _ = writeString(w, `data: {"id":"chatcmpl-bench","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}`+"\n\n"+
+		`data: {"id":"chatcmpl-bench","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":`+strconv.Itoa(n)+`,"total_tokens":`+strconv.Itoa(n+10)+"}}\n\ndata: [DONE]\n\n")
+	fl.Flush()
+	return first
+}
+
+var benchChunkBytes = []byte(benchChunk)
+
+// writeString writes s to w (the content chunk without a conversion).
+func writeString(w http.ResponseWriter, s string) (int, error) {
+	if s == benchChunk {
+		return w.Write(benchChunkBytes)
+	}
+	return w.Write([]byte(s))
+}
+
+// raiseNOFILE raises the soft open-files limit to the hard limit.
+func raiseNOFILE() uint64 {
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && lim.Cur < lim.Max {
+		lim.Cur = lim.Max
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+	}
+	return lim.Cur
+}
+
+// rssHWMKiB returns the process's peak resident set (VmHWM) in KiB.
+func rssHWMKiB() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// startBenchServer starts the child server process and returns its base URL.
+func startBenchServer(b *testing.B, ttft, itl time.Duration, tokens int) string {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSSEBenchServerProcess$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d,%d,%d", benchServerEnv, ttft, itl, tokens))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "ADDR ") {
+		b.Fatalf("benchmark server: %q %v", line, err)
+	}
+	return "http://" + strings.TrimSpace(strings.TrimPrefix(line, "ADDR ")) + "/v1"
+}
+
+func fetchStamps(b *testing.B, base string) benchStamps {
+	resp, err := http.Get(strings.TrimSuffix(base, "/v1") + "/stamps")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st benchStamps
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		b.Fatal(err)
+	}
+	return st
+}
+
+// cpuTime returns the process's user+system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func pct(v []float64, p float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[int(p*float64(len(s)-1)+0.5)]
+}
+
+// benchRun runs workers closed-loop streams (rounds each after a warm-up request),
+// their starts staggered evenly over stagger, and returns the measured records and the
+// client CPU time spent on them.
+func benchRun(c *Client, workers, rounds int, stagger time.Duration) ([]Record, time.Duration) {
+	var wg sync.WaitGroup
+	recs := make([]Record, workers*rounds)
+	for w := 0; w < workers; w++ { // warm-up: one connection per worker
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var r Record
+			c.Do(context.Background(), &Request{MaxTokens: 1, Seed: -1 - int64(w)}, &r)
+		}()
+	}
+	wg.Wait()
+	cpu0 := cpuTime()
+	start := time.Now()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Until(start.Add(stagger * time.Duration(w) / time.Duration(workers))))
+			for k := 0; k < rounds; k++ {
+				i := w*rounds + k
+				c.Do(context.Background(), &Request{Seed: int64(i + 1)}, &recs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return recs, cpuTime() - cpu0
+}
+
+// BenchmarkClientStreams500 measures the client's timing error and CPU cost: 500
+// concurrent closed-loop streams (TTFT 50 ms, ITL 10 ms, 128 tokens), b.N rounds per
+// worker. Metrics: ttft_err_p99_ms (client TTFT − server TTFT), first_lag_p99_ms
+// (client first-token timestamp − server flush timestamp), cpu_us/token, errors.
+func BenchmarkClientStreams500(b *testing.B) {
+	const workers, tokens = 500, 128
+	base := startBenchServer(b, 50*time.Millisecond, 10*time.Millisecond, tokens)
+	c := NewClient(ClientConfig{BaseURL: base, Model: "bench", IdleTimeout: 30 * time.Second})
+	defer c.CloseIdleConnections()
+	b.ResetTimer()
+	recs, cpu := benchRun(c, workers, b.N, 50*time.Millisecond+tokens*10*time.Millisecond)
+	b.StopTimer()
+	st := fetchStamps(b, base)
+	errs, toks := 0, 0
+	for _, r := range recs {
+		if !r.OK() {
+			errs++
+		}
+		toks += r.Chunks
+	}
+	ttftErr, lag := stampErrors(recs, st)
+	b.ReportMetric(pct(ttftErr, 0.50), "ttft_err_p50_ms")
+	b.ReportMetric(pct(ttftErr, 0.99), "ttft_err_p99_ms")
+	b.ReportMetric(pct(lag, 0.99), "first_lag_p99_ms")
+	b.ReportMetric(pct(lag, 1), "first_lag_max_ms")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(max(toks, 1)), "cpu_us/token")
+	b.ReportMetric(float64(errs), "errors")
+	b.ReportMetric(float64(toks), "tokens")
+	b.ReportMetric(float64(rssHWMKiB())/1024, "client_rss_MiB")
+}
+
+// stampErrors pairs each successful record with the server's stamps of its seed.
+func stampErrors(recs []Record, st benchStamps) (ttftErr, lag []float64) {
+	for i := range recs {
+		r := &recs[i]
+		s, ok := st.Stamps[int64(i+1)]
+		if !r.OK() || !ok || r.TTFTMs == nil {
+			continue
+		}
+		serverTTFT := float64(s[1]-s[0]) / 1e6
+		ttftErr = append(ttftErr, *r.TTFTMs-serverTTFT)
+		lag = append(lag, float64(r.FirstTokenNs-s[1])/1e6)
+	}
+	return ttftErr, lag
+}
+
+// BenchmarkClientOpenStreams10k holds 10,000 slow streams open at once (TTFT 100 ms,
+// ITL 1 s, 20 tokens, starts spread over 3 s): errors must be 0; it reports the
+// client's and the server's peak RSS and the peak number of concurrent streams.
+func BenchmarkClientOpenStreams10k(b *testing.B) {
+	const streams, tokens = 10000, 20
+	if lim := raiseNOFILE(); lim < streams+100 {
+		b.Skipf("open-files limit %d is below %d", lim, streams+100)
+	}
+	base := startBenchServer(b, 100*time.Millisecond, time.Second, tokens)
+	c := NewClient(ClientConfig{BaseURL: base, Model: "bench", IdleTimeout: 30 * time.Second,
+		ConnectTimeout: 30 * time.Second})
+	defer c.CloseIdleConnections()
+	recs := make([]Record, streams)
+	var wg sync.WaitGroup
+	start := time.Now()
+	cpu0 := cpuTime()
+	for i := 0; i < streams; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Until(start.Add(3 * time.Second * time.Duration(i) / streams)))
+			c.Do(context.Background(), &Request{Seed: int64(i + 1)}, &recs[i])
+		}()
+	}
+	wg.Wait()
+	cpu := cpuTime() - cpu0
+	st := fetchStamps(b, base)
+	errs, toks := 0, 0
+	classes := map[string]int{}
+	for _, r := range recs {
+		if !r.OK() {
+			errs++
+			classes[r.ErrorClass]++
+		}
+		toks += r.Chunks
+	}
+	if errs > 0 {
+		b.Errorf("%d of %d streams failed: %v", errs, streams, classes)
+	}
+	_, lag := stampErrors(recs, st)
+	b.ReportMetric(float64(errs), "errors")
+	b.ReportMetric(float64(st.MaxActive), "peak_streams")
+	b.ReportMetric(float64(rssHWMKiB())/1024, "client_rss_MiB")
+	b.ReportMetric(float64(st.RSSKiB)/1024, "server_rss_MiB")
+	b.ReportMetric(pct(lag, 0.99), "first_lag_p99_ms")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(max(toks, 1)), "cpu_us/token")
+}
+
+// TestClientAllocsPerToken checks that the client's hot path does not allocate per
+// received token: the allocations of a whole exchange (client and in-process server)
+// must not grow with the number of tokens streamed.
+func TestClientAllocsPerToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation slope test")
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		benchStream(w, time.Now(), 0, 0, req.MaxTokens)
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Close()
+	c := NewClient(ClientConfig{BaseURL: "http://" + ln.Addr().String() + "/v1", IdleTimeout: time.Minute})
+	defer c.CloseIdleConnections()
+	allocs := func(tokens int) float64 {
+		return testing.AllocsPerRun(20, func() {
+			var rec Record
+			if c.Do(context.Background(), &Request{MaxTokens: tokens}, &rec); !rec.OK() || rec.Chunks != tokens {
+				t.Fatalf("record %+v", rec)
+			}
+		})
+	}
+	small, large := allocs(8), allocs(264)
+	perToken := (large - small) / 256
+	t.Logf("allocations per exchange: %.1f (8 tokens), %.1f (264 tokens); %.3f per token", small, large, perToken)
+	if perToken > 0.05 {
+		t.Errorf("%.3f allocations per token, want ~0", perToken)
+	}
+}
