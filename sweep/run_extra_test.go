@@ -62,7 +62,7 @@ func TestScrapeMetricsURLsAlignedToSteps(t *testing.T) {
 	srv := newRTServer(t, 20*time.Millisecond, 5*time.Millisecond)
 	p := rtPlan(srv.url())
 	p.Ladder.Concurrency = []int{2, 4}
-	p.Ladder.Requests = 16
+	p.Ladder.Requests = 40
 	p.Target.MetricsURLs = []string{srv.URL + "/metrics"}
 	p.Target.MetricsInterval = 20 * time.Millisecond
 	dir := t.TempDir()
