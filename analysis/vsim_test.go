@@ -103,3 +103,54 @@ func (v vsim) ladder(p plan.Plan) []sweep.Record {
 	}
 	return out
 }
+
+// stepOpen simulates one open-loop step: Poisson arrivals at rate req/s for the warm-up
+// and the window, then drains.
+func (v vsim) stepOpen(stepIdx int, seg string, rate float64) []sweep.Record {
+	rng := rand.New(rand.NewPCG(v.seed, uint64(stepIdx*1000)+uint64(rate*10)))
+	draw := func() int {
+		if !v.jitter {
+			return v.output
+		}
+		return v.output/2 + rng.IntN(v.output+1)
+	}
+	warmEnd, winEnd := v.warmupS*1000, (v.warmupS+v.windowS)*1000
+	next := rng.ExpFloat64() / rate * 1000
+	var waiting, running []*vreq
+	var recs []sweep.Record
+	t := 0.0
+	for next < winEnd || len(waiting) > 0 || len(running) > 0 {
+		if len(waiting) == 0 && len(running) == 0 && next > t {
+			t = next
+		}
+		for next <= t && next < winEnd {
+			waiting = append(waiting, &vreq{sent: next, out: draw()})
+			next += rng.ExpFloat64() / rate * 1000
+		}
+		admitted := 0
+		for len(running) < v.slots && len(waiting) > 0 {
+			running = append(running, waiting[0])
+			waiting = waiting[1:]
+			admitted++
+		}
+		if len(running) == 0 {
+			continue
+		}
+		t += v.d0 + v.d1*float64(len(running)) + v.prefillPerTok*float64(admitted*v.prompt)
+		keep := running[:0]
+		for _, r := range running {
+			if !r.started {
+				r.started, r.first = true, t
+			}
+			if r.done++; r.done < r.out {
+				keep = append(keep, r)
+				continue
+			}
+			rec := v.record(stepIdx, seg, 0, r, t, warmEnd, winEnd)
+			rec.Schedule, rec.Rate, rec.Concurrency = plan.ScheduleRate, rate, 0
+			recs = append(recs, rec)
+		}
+		running = keep
+	}
+	return recs
+}
