@@ -79,9 +79,9 @@ func mixRun(t *testing.T) (string, plan.Plan) {
 			Captured: "profiles/step-" + string(rune('0'+st.Index))})
 		for k := 0; k < 5; k++ {
 			samples = append(samples, sweep.MetricSample{TimeNs: base + int64(k)*10e9, Step: st.Index, Values: map[string]float64{
-				`vllm:num_requests_running{model_name="m"}`: float64(st.Concurrency),
-				`vllm:num_requests_waiting{model_name="m"}`: float64(k),
-				`vllm:kv_cache_usage_perc{model_name="m"}`:  0.1 * float64(k),
+				`vllm:num_requests_running{model_name="m"}`:  float64(st.Concurrency),
+				`vllm:num_requests_waiting{model_name="m"}`:  float64(k),
+				`vllm:kv_cache_usage_perc{model_name="m"}`:   0.1 * float64(k),
 				`vllm:num_preemptions_total{model_name="m"}`: float64(3 * k)}})
 		}
 		samples = append(samples, sweep.MetricSample{TimeNs: base + 90e9, Step: st.Index, // outside the window
