@@ -245,7 +245,22 @@ func TestClientScripted(t *testing.T) {
 	}
 }
 
+// runClientCase runs tc; counts and statuses are asserted exactly on every attempt.
+// Timings are asserted to 2 ms against the server's own send timestamps; as a shared
+// CI machine can deschedule either side for milliseconds, a case whose only problem is
+// timing is retried twice before it fails.
 func runClientCase(t *testing.T, tc clientCase) {
+	var problems []string
+	for attempt := 0; attempt < 3; attempt++ {
+		if problems = attemptClientCase(t, tc); len(problems) == 0 {
+			return
+		}
+		t.Logf("attempt %d timing: %v", attempt+1, problems)
+	}
+	t.Errorf("timing outside 2 ms on 3 attempts: %v", problems)
+}
+
+func attemptClientCase(t *testing.T, tc clientCase) (timing []string) {
 	steps, lastStep := build(tc.evs, tc.split, 50*time.Microsecond)
 	warm, _ := build(standard(), false, 0)
 	for i := range warm {
@@ -288,39 +303,54 @@ func runClientCase(t *testing.T, tc clientCase) {
 			rec.OutputTokens, rec.TokensSource, rec.Chunks, rec.PromptTokens, rec.ReasoningTokens,
 			rec.FinishReason, tc.osl, tc.source, tc.chunks, tc.prompt, tc.reasoning, tc.finish)
 	}
-	// Expected times: from the client's send to the server's own record of flushing
-	// the step that completes the event (same process, same monotonic clock). The
-	// client may not be early against the script either.
-	want := func(event int) (float64, bool) {
+	// Expected times: the window in which the server wrote the step that completes the
+	// event, from the client's send (same process, same monotonic clock). The client
+	// may not be early against the script either.
+	window := func(event int) (lo, hi float64, ok bool) {
 		if event < 0 {
-			return 0, false
+			return 0, 0, false
 		}
 		k := lastStep[event]
 		var scripted time.Duration
 		for _, st := range steps[:k+1] {
 			scripted += st.Delay
 		}
-		flushed := float64(unixNs(sent[1].Steps[k])-rec.SentNs) / 1e6
-		if flushed < float64(scripted)/1e6 {
-			t.Errorf("step %d flushed %.3f ms after send, before its scripted %v", k, flushed, scripted)
+		lo = float64(unixNs(sent[1].Writing[k])-rec.SentNs) / 1e6
+		hi = float64(unixNs(sent[1].Steps[k])-rec.SentNs) / 1e6
+		if hi < float64(scripted)/1e6 {
+			t.Errorf("step %d flushed %.3f ms after send, before its scripted %v", k, hi, scripted)
 		}
-		return flushed, true
+		return lo, hi, true
 	}
-	ttft, hasTTFT := want(tc.ttft)
-	ttfo, hasTTFO := want(tc.ttfo)
-	e2e, hasE2E := want(tc.e2e)
-	checkMs(t, "TTFT", rec.TTFTMs, ttft, hasTTFT, 2)
-	checkMs(t, "TTFO", rec.TTFOMs, ttfo, hasTTFO, 2)
-	checkMs(t, "E2E", rec.E2EMs, e2e, hasE2E, 2)
+	check := func(name string, got *float64, lo, hi float64, defined bool) {
+		switch {
+		case !defined && got != nil:
+			t.Errorf("%s = %v ms, want nil", name, *got)
+		case defined && got == nil:
+			t.Errorf("%s = nil, want [%.3f, %.3f] ms", name, lo, hi)
+		case defined && *got < 0:
+			t.Errorf("%s = %.3f ms is negative", name, *got)
+		case defined && (*got < lo-0.01 || *got > hi+2):
+			timing = append(timing, fmt.Sprintf("%s = %.3f ms, server wrote it in [%.3f, %.3f] ms", name, *got, lo, hi))
+		}
+	}
+	ttftLo, ttftHi, hasTTFT := window(tc.ttft)
+	ttfoLo, ttfoHi, hasTTFO := window(tc.ttfo)
+	e2eLo, e2eHi, hasE2E := window(tc.e2e)
+	check("TTFT", rec.TTFTMs, ttftLo, ttftHi, hasTTFT)
+	check("TTFO", rec.TTFOMs, ttfoLo, ttfoHi, hasTTFO)
+	check("E2E", rec.E2EMs, e2eLo, e2eHi, hasE2E)
 	hasITL := hasE2E && tc.osl >= 2 && tc.chunks >= 2
-	itl := 0.0
+	var itlLo, itlHi float64
 	if hasITL {
-		itl = (e2e - ttft) / float64(tc.osl-1)
+		n := float64(tc.osl - 1)
+		itlLo, itlHi = (e2eLo-ttftHi-2)/n, (e2eHi+2-ttftLo)/n-2
 	}
-	checkMs(t, "ITL", rec.ITLMs, itl, hasITL, 2)
+	check("ITL", rec.ITLMs, itlLo, itlHi, hasITL)
 	if hasTTFT && rec.FirstTokenNs-rec.SentNs != int64(math.Round(*rec.TTFTMs*1e6)) {
 		t.Errorf("first_token_ns - sent_ns = %d, TTFT %v ms", rec.FirstTokenNs-rec.SentNs, *rec.TTFTMs)
 	}
+	return timing
 }
 
 func checkStatus(t *testing.T, tc clientCase, rec *Record) {
@@ -337,19 +367,5 @@ func checkStatus(t *testing.T, tc clientCase, rec *Record) {
 	}
 	if tc.status != 0 && rec.HTTPStatus != tc.status {
 		t.Errorf("http_status = %d, want %d", rec.HTTPStatus, tc.status)
-	}
-}
-
-// checkMs asserts a latency is nil when undefined, else within tol ms of want and
-// never negative.
-func checkMs(t *testing.T, name string, got *float64, want float64, defined bool, tol float64) {
-	t.Helper()
-	switch {
-	case !defined && got != nil:
-		t.Errorf("%s = %v ms, want nil", name, *got)
-	case defined && got == nil:
-		t.Errorf("%s = nil, want %.3f ms", name, want)
-	case defined && (*got < 0 || math.Abs(*got-want) > tol):
-		t.Errorf("%s = %.3f ms, want %.3f ± %v ms", name, *got, want, tol)
 	}
 }

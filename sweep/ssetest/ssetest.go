@@ -58,6 +58,9 @@ type Sent struct {
 	Headers time.Time
 	// Steps holds when each step was flushed, index-aligned with Script.Steps.
 	Steps []time.Time
+	// Writing holds when each step's write began: the step went out within
+	// [Writing[i], Steps[i]].
+	Writing []time.Time
 	// Body is the request body; Header the request headers; Path the URL path;
 	// RemoteAddr the client's address (the same for requests on a reused connection).
 	Body       []byte
@@ -161,6 +164,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	for _, st := range sc.Steps {
 		at = at.Add(st.Delay)
 		sleepUntil(at)
+		rec.Writing = append(rec.Writing, time.Now())
 		if _, err := w.Write(st.Data); err != nil {
 			return
 		}
