@@ -1,0 +1,121 @@
+package profiles
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/llmcap/llmcap/plan"
+)
+
+// capture is one step's nsys collection: started once (maybe after a delay), stopped
+// once (by the duration timer or at the window's end).
+type capture struct {
+	c       *Capturer
+	step    plan.Step
+	session string
+	dir     string // absolute capture directory
+	rel     string // relative to the run directory
+	base    string // nsys output path without extension
+
+	cancel    chan struct{} // closed to abandon a delayed start
+	startDone chan struct{} // closed when the (delayed) start attempt ended
+
+	mu        sync.Mutex
+	started   bool
+	startErr  error
+	stopOnce  sync.Once
+	stopErr   error
+	startedAt time.Time
+	stoppedAt time.Time
+	timer     *time.Timer
+}
+
+func newCapture(c *Capturer, step plan.Step, session, dir, rel string) *capture {
+	return &capture{c: c, step: step, session: session, dir: dir, rel: rel,
+		base: filepath.Join(dir, defaultCaptureRep), cancel: make(chan struct{}), startDone: make(chan struct{})}
+}
+
+// start runs `nsys start` and arms the duration timer.
+func (cp *capture) start(ctx context.Context) error {
+	defer close(cp.startDone)
+	_, err := cp.c.nsys.run(ctx, nsysQuickTimeout, cp.c.startArgs(cp.session, cp.base)...)
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if err != nil {
+		cp.startErr = fmt.Errorf("capture start: %w", err)
+		return cp.startErr
+	}
+	cp.started, cp.startedAt = true, timeNow()
+	if d := cp.c.cfg.Duration; d > 0 {
+		cp.timer = time.AfterFunc(d, func() { _ = cp.stop(context.Background()) })
+	}
+	return nil
+}
+
+// startAfter starts the capture after delay unless cancelled first.
+func (cp *capture) startAfter(ctx context.Context, delay time.Duration) {
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		if err := cp.start(ctx); err != nil {
+			cp.c.log.Warn("capture start failed", "step", cp.step.Index, "err", err)
+		}
+	case <-cp.cancel:
+		close(cp.startDone)
+	}
+}
+
+// stop runs `nsys stop` once.
+func (cp *capture) stop(ctx context.Context) error {
+	cp.stopOnce.Do(func() {
+		_, err := cp.c.nsys.run(ctx, nsysStopTimeout, "stop", "--session="+cp.session)
+		cp.mu.Lock()
+		cp.stoppedAt = timeNow()
+		if err != nil {
+			cp.stopErr = fmt.Errorf("capture stop: %w", err)
+		}
+		cp.mu.Unlock()
+	})
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.stopErr
+}
+
+// finish abandons a pending delayed start, waits for a start in progress and stops a
+// started capture. It fails when the capture never started or stopping failed.
+func (cp *capture) finish(ctx context.Context) error {
+	select {
+	case <-cp.startDone:
+	default:
+		close(cp.cancel)
+		<-cp.startDone
+	}
+	cp.mu.Lock()
+	started, startErr := cp.started, cp.startErr
+	if cp.timer != nil {
+		cp.timer.Stop()
+	}
+	cp.mu.Unlock()
+	if !started {
+		if startErr != nil {
+			return startErr
+		}
+		return errors.New("capture did not start before the measurement window closed (capture.delay too long?)")
+	}
+	return cp.stop(ctx)
+}
+
+// window is the captured wall time.
+func (cp *capture) window() time.Duration {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if cp.stoppedAt.IsZero() {
+		return 0
+	}
+	return cp.stoppedAt.Sub(cp.startedAt)
+}

@@ -1,0 +1,280 @@
+package profiles
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/llmcap/llmcap/plan"
+)
+
+// Launch-mode defaults.
+const (
+	defaultReadyTimeout = 5 * time.Minute
+	readyPollInterval   = 250 * time.Millisecond
+	rssPollInterval     = 500 * time.Millisecond
+	serverStopGrace     = 15 * time.Second
+	// FileLaunchJSON (in runDir/profiles) records the launched server's cold start and
+	// peak RSS.
+	FileLaunchJSON = "launch.json"
+)
+
+// LaunchInfo is profiles/launch.json: how the server started under nsys and what it used.
+type LaunchInfo struct {
+	// Command is the full argv run (nsys launch … server argv, or the server argv when
+	// nsys is unavailable); Session the nsys session name ("" without nsys).
+	Command []string `json:"command"`
+	Session string   `json:"session,omitempty"`
+	// ColdStartS is the time from process start until GET {target.url}/models answered 200.
+	ColdStartS float64 `json:"cold_start_s"`
+	// ServerPID is the first process of the server's tree that is not part of nsys.
+	ServerPID int `json:"server_pid,omitempty"`
+	// PeakRSSBytes is the largest sum of VmHWM (peak resident set) over the server's
+	// process tree (nsys's own processes excluded), sampled every 0.5 s until stop.
+	PeakRSSBytes int64 `json:"peak_rss_bytes"`
+	// NsysError says why the server runs without nsys, if it does.
+	NsysError string `json:"nsys_error,omitempty"`
+	// ExitError is how the server ended at stop, if not cleanly.
+	ExitError string `json:"exit_error,omitempty"`
+}
+
+// launched is the state of a server started by Start.
+type launched struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	logf   *os.File
+	path   string // launch.json
+
+	stopOnce sync.Once
+	stopErr  error
+
+	mu   sync.Mutex
+	info LaunchInfo
+	tree map[int]bool // server-tree pids seen (nsys processes excluded)
+	done chan struct{}
+}
+
+// Start launches the target server (launch mode): `nsys launch --session-new=NAME
+// --trace=TRACE <target.launch.command>` with output to runDir/server.log, waits until
+// GET {target.url}/models answers 200 (target.launch.ready_timeout, default 5m), and
+// samples the server tree's peak RSS. Without nsys it starts the plain command (captures
+// then fail with the nsys error). The returned stop stops any capture, shuts the session
+// down (`nsys shutdown`), ends the server and writes profiles/launch.json.
+func (c *Capturer) Start(ctx context.Context, p *plan.Plan, runDir string) (func() error, error) {
+	l := p.Target.Launch
+	if l == nil || len(l.Command) == 0 {
+		return nil, errors.New("capture launch: target.launch.command is empty")
+	}
+	if err := os.MkdirAll(filepath.Join(runDir, "profiles"), 0o755); err != nil {
+		return nil, fmt.Errorf("capture launch: %w", err)
+	}
+	la := &launched{exited: make(chan struct{}), done: make(chan struct{}), tree: map[int]bool{},
+		path: filepath.Join(runDir, "profiles", FileLaunchJSON)}
+	argv := l.Command
+	if c.nsys != nil {
+		la.info.Session = fmt.Sprintf("llmcap-%d-%d", os.Getpid(), time.Now().UnixNano()%1e9)
+		argv = append([]string{c.nsys.Path, "launch", "--session-new=" + la.info.Session,
+			"--trace=" + c.cfg.Trace, "--show-output=true"}, l.Command...)
+	} else if c.nsysErr != nil {
+		la.info.NsysError = c.nsysErr.Error()
+		c.log.Warn("capture launch: starting the server without nsys", "err", c.nsysErr)
+	}
+	la.info.Command = argv
+	if err := la.startProcess(argv, l.Env, filepath.Join(runDir, "server.log")); err != nil {
+		return nil, fmt.Errorf("capture launch: %w", err)
+	}
+	t0 := time.Now()
+	go la.sampleRSS()
+	timeout := l.ReadyTimeout
+	if timeout <= 0 {
+		timeout = defaultReadyTimeout
+	}
+	if err := waitReady(ctx, modelsURL(p.Target.URL), timeout, la.exited); err != nil {
+		_ = c.stopLaunched(la)
+		return nil, fmt.Errorf("capture launch: %w (see %s)", err, filepath.Join(runDir, "server.log"))
+	}
+	la.mu.Lock()
+	la.info.ColdStartS = time.Since(t0).Seconds()
+	la.mu.Unlock()
+	c.mu.Lock()
+	c.launch = la
+	c.session = la.info.Session
+	c.mu.Unlock()
+	c.log.Info("capture launch: server ready", "cold_start_s", la.info.ColdStartS, "session", la.info.Session)
+	_ = la.write()
+	return func() error { return c.stopLaunched(la) }, nil
+}
+
+// Launched returns the launch record so far (zero before Start).
+func (c *Capturer) Launched() LaunchInfo {
+	c.mu.Lock()
+	la := c.launch
+	c.mu.Unlock()
+	if la == nil {
+		return LaunchInfo{}
+	}
+	la.mu.Lock()
+	defer la.mu.Unlock()
+	return la.info
+}
+
+func (la *launched) startProcess(argv, env []string, logPath string) error {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return fmt.Errorf("start %q: %w", argv[0], err)
+	}
+	la.cmd, la.logf = cmd, logf
+	go func() {
+		err := cmd.Wait()
+		la.mu.Lock()
+		if err != nil {
+			la.info.ExitError = err.Error()
+		}
+		la.mu.Unlock()
+		logf.Close()
+		close(la.exited)
+	}()
+	return nil
+}
+
+// sampleRSS records the server tree's peak RSS until done or the process exits.
+func (la *launched) sampleRSS() {
+	t := time.NewTicker(rssPollInterval)
+	defer t.Stop()
+	for {
+		la.sampleOnce()
+		select {
+		case <-la.done:
+			return
+		case <-la.exited:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (la *launched) sampleOnce() {
+	procs := processTree(la.cmd.Process.Pid)
+	var hwm int64
+	first := 0
+	for _, pr := range procs {
+		if strings.HasPrefix(pr.comm, "nsys") || pr.comm == "QdstrmImporter" {
+			continue
+		}
+		if first == 0 || pr.pid < first {
+			first = pr.pid
+		}
+		hwm += pr.hwmBytes
+	}
+	la.mu.Lock()
+	defer la.mu.Unlock()
+	for _, pr := range procs {
+		if !strings.HasPrefix(pr.comm, "nsys") {
+			la.tree[pr.pid] = true
+		}
+	}
+	if la.info.ServerPID == 0 && first != 0 {
+		la.info.ServerPID = first
+	}
+	la.info.PeakRSSBytes = max(la.info.PeakRSSBytes, hwm)
+}
+
+// stopLaunched stops any capture, shuts the nsys session down, ends the server tree
+// and writes launch.json.
+func (c *Capturer) stopLaunched(la *launched) error {
+	la.stopOnce.Do(func() { la.stopErr = c.stopLaunchedOnce(la) })
+	return la.stopErr
+}
+
+func (c *Capturer) stopLaunchedOnce(la *launched) error {
+	ctx := context.Background()
+	c.stopActive(ctx)
+	la.sampleOnce()
+	close(la.done)
+	var errs []error
+	if la.info.Session != "" && c.nsys != nil {
+		if _, err := c.nsys.run(ctx, nsysQuickTimeout, "shutdown", "--session="+la.info.Session); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	select {
+	case <-la.exited:
+	case <-time.After(serverStopGrace):
+	}
+	la.killTree(syscall.SIGTERM)
+	select {
+	case <-la.exited:
+	case <-time.After(serverStopGrace):
+		la.killTree(syscall.SIGKILL)
+		<-la.exited
+	}
+	if err := la.write(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// killTree signals the launch process group and every server-tree pid seen (nsys
+// gives the server its own process group).
+func (la *launched) killTree(sig syscall.Signal) {
+	_ = syscall.Kill(-la.cmd.Process.Pid, sig)
+	la.mu.Lock()
+	pids := make([]int, 0, len(la.tree))
+	for pid := range la.tree {
+		pids = append(pids, pid)
+	}
+	la.mu.Unlock()
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+func (la *launched) write() error {
+	la.mu.Lock()
+	info := la.info
+	la.mu.Unlock()
+	return writeJSON(la.path, info)
+}
+
+// modelsURL is GET {base}/models.
+func modelsURL(base string) string { return strings.TrimRight(base, "/") + "/models" }
+
+// waitReady polls url until it answers 200, the process exits, ctx ends or timeout.
+func waitReady(ctx context.Context, url string, timeout time.Duration, exited <-chan struct{}) error {
+	deadline := time.Now().Add(timeout)
+	client := &http.Client{Timeout: 5 * time.Second}
+	for {
+		if resp, err := client.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("server not ready at %s after %s", url, timeout)
+		}
+		select {
+		case <-exited:
+			return errors.New("server exited before it was ready")
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(readyPollInterval):
+		}
+	}
+}
