@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -18,7 +19,13 @@ var (
 	errTimeoutFirstByte = errors.New("first-byte timeout")
 	errTimeoutIdle      = errors.New("idle timeout")
 	errTimeoutRequest   = errors.New("request timeout")
+	// errDrained ends a response that stays open after [DONE].
+	errDrained = errors.New("response still open after [DONE]")
 )
+
+// drainAfterDone is how long the client keeps reading after [DONE] for the end of the
+// response (so the connection can be reused) before it closes the connection.
+const drainAfterDone = time.Second
 
 // maxErrorBody bounds how much of a non-2xx body is read for its message.
 const maxErrorBody = 64 << 10

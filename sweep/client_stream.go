@@ -156,6 +156,12 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, resp *http.R
 		c.readJSONBody(parent, ctx, s, resp, wd)
 		return
 	}
+	var drain *time.Timer
+	defer func() {
+		if drain != nil {
+			drain.Stop()
+		}
+	}()
 	for {
 		n, err := resp.Body.Read(s.buf)
 		if n > 0 {
@@ -164,6 +170,9 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, resp *http.R
 			if perr := s.parser.Feed(s.buf[:n], s.emit); perr != nil {
 				s.setError(ErrDecode, "parse event stream: "+perr.Error())
 				return
+			}
+			if s.done && drain == nil {
+				drain = time.AfterFunc(drainAfterDone, func() { wd.cancel(errDrained) })
 			}
 		}
 		if err == io.EOF {

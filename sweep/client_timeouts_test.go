@@ -50,6 +50,8 @@ func TestClientTimeoutsAndCancel(t *testing.T) {
 			ClientConfig{}, 100 * time.Millisecond, ErrCancelled, 100 * time.Millisecond, 350 * time.Millisecond, true},
 		{"long stream survives idle timeout", ssetest.Script{Steps: slowStream(8, 10*time.Millisecond, 40*time.Millisecond)},
 			ClientConfig{IdleTimeout: 100 * time.Millisecond, FirstByteTimeout: 100 * time.Millisecond}, 0, "", 290 * time.Millisecond, 2 * time.Second, true},
+		{"response left open after [DONE]", ssetest.Script{Steps: slowStream(8, 10*time.Millisecond, 5*time.Millisecond), End: ssetest.EndHang},
+			ClientConfig{}, 0, "", drainAfterDone, drainAfterDone + time.Second, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
