@@ -83,7 +83,28 @@ func TestRealSimulatorRecovery(t *testing.T) {
 	if c.Bottleneck != RegimeQueue {
 		t.Errorf("bottleneck %s, want queue", c.Bottleneck)
 	}
+	if cv := queuedThroughputCV(sa.Steps); cv > 0.05 {
+		// Once slots are full the throughput is flat on a machine that keeps up; a spread
+		// of several percent means the client or simulator was starved of CPU, and the
+		// latencies carry that noise rather than the server's behaviour.
+		t.Skipf("saturated throughput varies by %.1f%% across steps: machine too loaded to judge predictions", 100*cv)
+	}
 	checkLowerHalfPrediction(t, sa.Steps, constraintsOf(p.SLA), maxErrorRate(p.SLA), c)
+}
+
+// queuedThroughputCV is the coefficient of variation of request throughput over the
+// queue-bound steps (0 with fewer than two).
+func queuedThroughputCV(steps []StepStats) float64 {
+	var xs []float64
+	for _, s := range steps {
+		if s.Regime == RegimeQueue {
+			xs = append(xs, s.RequestThroughput)
+		}
+	}
+	if len(xs) < 2 {
+		return 0
+	}
+	return math.Sqrt(varianceOf(xs)) / meanOf(xs)
 }
 
 // checkLowerHalfPrediction fits the lower half of the ladder and compares its TTFT p95
