@@ -37,6 +37,7 @@ type benchStamps struct {
 	Stamps    map[int64][2]int64 `json:"stamps"` // seed → [received_ns, first_flushed_ns]
 	MaxActive int64              `json:"max_active"`
 	RSSKiB    int64              `json:"rss_hwm_kib"`
+	CPUNs     int64              `json:"cpu_ns"` // the server's CPU time since its last /stamps
 }
 
 // TestSSEBenchServerProcess is the benchmark server when run as a child process; it is
@@ -80,10 +81,14 @@ func TestSSEBenchServerProcess(t *testing.T) {
 		stamps[req.Seed] = [2]int64{unixNs(recv), unixNs(first)}
 		mu.Unlock()
 	})
+	cpu0 := cpuTime()
 	mux.HandleFunc("/stamps", func(w http.ResponseWriter, _ *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
-		_ = json.NewEncoder(w).Encode(benchStamps{Stamps: stamps, MaxActive: maxActive.Load(), RSSKiB: rssHWMKiB()})
+		cpu := cpuTime()
+		_ = json.NewEncoder(w).Encode(benchStamps{Stamps: stamps, MaxActive: maxActive.Load(),
+			RSSKiB: rssHWMKiB(), CPUNs: int64(cpu - cpu0)})
+		cpu0 = cpu
 	})
 	fmt.Printf("ADDR %s\n", ln.Addr())
 	go func() { // exit when the parent closes our stdin
@@ -218,7 +223,7 @@ func pct(v []float64, p float64) float64 {
 // benchRun runs workers closed-loop streams (rounds each after a warm-up request),
 // their starts staggered evenly over stagger, and returns the measured records and the
 // client CPU time spent on them.
-func benchRun(c *Client, workers, rounds int, stagger time.Duration) ([]Record, time.Duration) {
+func benchRun(do func(req *Request, rec *Record), workers, rounds int, stagger time.Duration) ([]Record, time.Duration) {
 	var wg sync.WaitGroup
 	recs := make([]Record, workers*rounds)
 	for w := 0; w < workers; w++ { // warm-up: one connection per worker
@@ -226,7 +231,7 @@ func benchRun(c *Client, workers, rounds int, stagger time.Duration) ([]Record, 
 		go func() {
 			defer wg.Done()
 			var r Record
-			c.Do(context.Background(), &Request{MaxTokens: 1, Seed: -1 - int64(w)}, &r)
+			do(&Request{MaxTokens: 1, Seed: -1 - int64(w)}, &r)
 		}()
 	}
 	wg.Wait()
@@ -239,7 +244,7 @@ func benchRun(c *Client, workers, rounds int, stagger time.Duration) ([]Record, 
 			time.Sleep(time.Until(start.Add(stagger * time.Duration(w) / time.Duration(workers))))
 			for k := 0; k < rounds; k++ {
 				i := w*rounds + k
-				c.Do(context.Background(), &Request{Seed: int64(i + 1)}, &recs[i])
+				do(&Request{Seed: int64(i + 1)}, &recs[i])
 			}
 		}()
 	}
@@ -252,12 +257,31 @@ func benchRun(c *Client, workers, rounds int, stagger time.Duration) ([]Record, 
 // worker. Metrics: ttft_err_p99_ms (client TTFT − server TTFT), first_lag_p99_ms
 // (client first-token timestamp − server flush timestamp), cpu_us/token, errors.
 func BenchmarkClientStreams500(b *testing.B) {
+	c := NewClient(ClientConfig{Model: "bench", IdleTimeout: 30 * time.Second})
+	benchStreams500(b, func(base string) func(*Request, *Record) {
+		c.url = base + "/chat/completions"
+		return func(req *Request, rec *Record) { c.Do(context.Background(), req, rec) }
+	})
+	c.CloseIdleConnections()
+}
+
+// BenchmarkBaselineStreams500 is the same load read the common way (net/http client,
+// bufio.Scanner lines, encoding/json into a map), for comparison under the same
+// machine load.
+func BenchmarkBaselineStreams500(b *testing.B) {
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1 << 16}}
+	benchStreams500(b, func(base string) func(*Request, *Record) {
+		return func(req *Request, rec *Record) { baselineDo(hc, base, req, rec) }
+	})
+	hc.CloseIdleConnections()
+}
+
+func benchStreams500(b *testing.B, client func(base string) func(*Request, *Record)) {
 	const workers, tokens = 500, 128
 	base := startBenchServer(b, 50*time.Millisecond, 10*time.Millisecond, tokens)
-	c := NewClient(ClientConfig{BaseURL: base, Model: "bench", IdleTimeout: 30 * time.Second})
-	defer c.CloseIdleConnections()
+	do := client(base)
 	b.ResetTimer()
-	recs, cpu := benchRun(c, workers, b.N, 50*time.Millisecond+tokens*10*time.Millisecond)
+	recs, cpu := benchRun(do, workers, b.N, 50*time.Millisecond+tokens*10*time.Millisecond)
 	b.StopTimer()
 	st := fetchStamps(b, base)
 	errs, toks := 0, 0
@@ -273,9 +297,49 @@ func BenchmarkClientStreams500(b *testing.B) {
 	b.ReportMetric(pct(lag, 0.99), "first_lag_p99_ms")
 	b.ReportMetric(pct(lag, 1), "first_lag_max_ms")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(max(toks, 1)), "cpu_us/token")
+	b.ReportMetric(float64(st.CPUNs)/1e3/float64(max(toks, 1)), "server_cpu_us/token")
 	b.ReportMetric(float64(errs), "errors")
 	b.ReportMetric(float64(toks), "tokens")
 	b.ReportMetric(float64(rssHWMKiB())/1024, "client_rss_MiB")
+}
+
+// baselineDo is the plain way: http.Client, bufio.Scanner, json.Unmarshal into a map.
+func baselineDo(hc *http.Client, base string, req *Request, rec *Record) {
+	body, _ := json.Marshal(map[string]any{"model": "bench", "stream": true, "max_tokens": req.MaxTokens,
+		"seed": req.Seed, "messages": []ChatMessage{}})
+	sent := time.Now()
+	resp, err := hc.Post(base+"/chat/completions", "application/json", strings.NewReader(string(body)))
+	rec.SentNs = unixNs(sent)
+	if err != nil {
+		rec.Status = StatusError
+		return
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "data: ") || line == "data: [DONE]" {
+			continue
+		}
+		var m map[string]any
+		if json.Unmarshal([]byte(line[6:]), &m) != nil {
+			continue
+		}
+		choices, _ := m["choices"].([]any)
+		if len(choices) == 0 {
+			continue
+		}
+		delta, _ := choices[0].(map[string]any)["delta"].(map[string]any)
+		if content, _ := delta["content"].(string); content != "" {
+			now := time.Now()
+			if rec.Chunks == 0 {
+				rec.FirstTokenNs = unixNs(now)
+				rec.TTFTMs = msPtr(now.Sub(sent))
+			}
+			rec.Chunks++
+		}
+	}
+	rec.Status = StatusOK
 }
 
 // stampErrors pairs each successful record with the server's stamps of its seed.
