@@ -289,6 +289,6 @@ func useLogY(p *plot.Plot, ys []float64, span float64) bool {
 var (
 	slaRed      = color.RGBA{R: 200, G: 30, B: 30, A: 255}
 	capacityCol = color.RGBA{R: 20, G: 120, B: 40, A: 255}
-	bandCol     = color.RGBA{R: 70, G: 130, B: 200, A: 60}
+	bandCol     = color.NRGBA{R: 70, G: 130, B: 200, A: 70}
 	shadeCols   = []color.Color{color.RGBA{R: 235, G: 235, B: 245, A: 255}, color.RGBA{R: 245, G: 245, B: 230, A: 255}}
 )

@@ -22,6 +22,7 @@ import (
 // the values span more than 20×.
 func TTFTPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, error) {
 	p := newPlot("TTFT vs load: "+seg.Segment, loadLabel(a), "TTFT (ms)")
+	p.Legend.Top, p.Legend.Left = false, false // TTFT is high on the right: the bottom right is free
 	var ys []float64
 	for _, s := range seg.Steps {
 		ys = append(ys, s.TTFTMs.P50, s.TTFTMs.P95, s.TTFTMs.P99)
@@ -103,7 +104,8 @@ func ITLPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 	for _, c := range a.Constraints {
 		if c.Metric == "itl" && c.ThresholdMs > 0 {
 			hline(p, "SLA "+constraintText(c), c.ThresholdMs, slaRed)
-			p.Y.Max = max(p.Y.Max, 1.15*c.ThresholdMs) // the SLA line stays in view
+			// The SLA line stays in view, with room above it for the legend.
+			p.Y.Max = 1.45 * max(p.Y.Max, c.ThresholdMs)
 		}
 	}
 	p.Y.Min = 0
@@ -113,6 +115,11 @@ func ITLPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 
 // addLine adds a dashed model line (no markers) in palette colour i.
 func addLine(p *plot.Plot, name string, pts plotter.XYs, i int) error {
+	return addPlainLine(p, name, pts, i, []vg.Length{vg.Points(6), vg.Points(3)})
+}
+
+// addPlainLine adds a line without markers in palette colour i (dashes nil = solid).
+func addPlainLine(p *plot.Plot, name string, pts plotter.XYs, i int, dashes []vg.Length) error {
 	if len(pts) < 2 {
 		return nil
 	}
@@ -120,7 +127,7 @@ func addLine(p *plot.Plot, name string, pts plotter.XYs, i int) error {
 	if err != nil {
 		return fmt.Errorf("line %s: %w", name, err)
 	}
-	l.Color, l.Width, l.Dashes = plotutil.Color(i), vg.Points(1.2), []vg.Length{vg.Points(6), vg.Points(3)}
+	l.Color, l.Width, l.Dashes = plotutil.Color(i), vg.Points(1.4), dashes
 	p.Add(l)
 	p.Legend.Add(name, l)
 	return nil
@@ -336,7 +343,7 @@ func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []sweep
 		}
 		slices.Sort(v)
 		name := fmt.Sprintf("%s %s (n=%d)", loadText(s.Load), loadName(a), len(v))
-		if err := addLine(p, name, cdfPoints(v), i); err != nil {
+		if err := addPlainLine(p, name, cdfPoints(v), i, nil); err != nil {
 			return nil, err
 		}
 		n++

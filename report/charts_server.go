@@ -107,10 +107,10 @@ func ServerQueuePlot(samples []sweep.MetricSample) (*plot.Plot, error) {
 	if err := shadeSteps(p, s, 1.05*maxY(running, waiting)); err != nil {
 		return nil, err
 	}
-	if err := addLine(p, "running", running, 0); err != nil {
+	if err := addPlainLine(p, "running", running, 0, nil); err != nil {
 		return nil, err
 	}
-	if err := addLine(p, "waiting (queued)", waiting, 3); err != nil {
+	if err := addPlainLine(p, "waiting (queued)", waiting, 3, nil); err != nil {
 		return nil, err
 	}
 	p.Y.Min = 0
@@ -128,7 +128,7 @@ func ServerKVPlot(samples []sweep.MetricSample) (*plot.Plot, error) {
 	if err := shadeSteps(p, s, 100); err != nil {
 		return nil, err
 	}
-	if err := addLine(p, "KV cache usage", kv, 4); err != nil {
+	if err := addPlainLine(p, "KV cache usage", kv, 4, nil); err != nil {
 		return nil, err
 	}
 	p.Y.Min, p.Y.Max = 0, 100

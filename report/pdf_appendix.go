@@ -106,7 +106,7 @@ func appendixSection(in *input) []core.Row {
 	a := in.a
 	rows := []core.Row{heading("Appendix: all steps")}
 	hdr := []string{"segment", loadName(a), "TTFT p50", "TTFT p95", "TTFT p99", "TTFO p95", "ITL p50", "ITL p95", "E2E p95",
-		"tok/s", "tok/s/user", "steady"}
+		"tok/s", "per user", "SS"}
 	var data [][]string
 	for _, seg := range allSegments(a) {
 		for _, s := range seg.Steps {
@@ -119,7 +119,7 @@ func appendixSection(in *input) []core.Row {
 				auto(s.PerUserOutputTokensPerS), steady})
 		}
 	}
-	rows = append(rows, para("Latencies in ms; tok/s are output tokens per second (total and per user).", props.Text{Size: 8, Color: colGrey, Bottom: 1}))
+	rows = append(rows, para("Latencies in ms; tok/s: output tokens per second, in total and per user; SS: steady state reached.", props.Text{Size: 8, Color: colGrey, Bottom: 1}))
 	rows = append(rows, table(hdr, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1}, data)...)
 	return rows
 }

@@ -88,10 +88,10 @@ func warnings(a *analysis.Analysis) []string {
 			}
 		}
 	}
-	if len(unsteady) > 0 {
+	if len(unsteady) > 0 && !mentions(a.Warnings, "steady state") {
 		out = append(out, fmt.Sprintf("Steady state not reached at %d step(s): %s.", len(unsteady), clip(unsteady, 6)))
 	}
-	if len(erroring) > 0 {
+	if len(erroring) > 0 && !mentions(a.Warnings, "error rate") {
 		out = append(out, fmt.Sprintf("Error rate above %s at %d step(s): %s.", pct(maxErr), len(erroring), clip(erroring, 6)))
 	}
 	switch a.Overall.Method {
@@ -107,6 +107,17 @@ func warnings(a *analysis.Analysis) []string {
 		}
 	}
 	return slices.Compact(out)
+}
+
+// mentions reports whether any of ws contains phrase (case-insensitive): the analysis
+// already warned about it, so the report does not repeat it.
+func mentions(ws []string, phrase string) bool {
+	for _, w := range ws {
+		if strings.Contains(strings.ToLower(w), phrase) {
+			return true
+		}
+	}
+	return false
 }
 
 // clip joins at most n items, noting how many more there are.
