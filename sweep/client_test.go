@@ -303,6 +303,12 @@ func attemptClientCase(t *testing.T, tc clientCase) (timing []string) {
 			rec.OutputTokens, rec.TokensSource, rec.Chunks, rec.PromptTokens, rec.ReasoningTokens,
 			rec.FinishReason, tc.osl, tc.source, tc.chunks, tc.prompt, tc.reasoning, tc.finish)
 	}
+	return checkTimings(t, tc, steps, lastStep, sent[1], &rec)
+}
+
+// checkTimings asserts a record's latencies against the window in which the server
+// wrote each step; misses are returned, other problems reported on t.
+func checkTimings(t *testing.T, tc clientCase, steps []ssetest.Step, lastStep []int, sent ssetest.Sent, rec *Record) (timing []string) {
 	// Expected times: the window in which the server wrote the step that completes the
 	// event, from the client's send (same process, same monotonic clock). The client
 	// may not be early against the script either.
@@ -315,8 +321,8 @@ func attemptClientCase(t *testing.T, tc clientCase) (timing []string) {
 		for _, st := range steps[:k+1] {
 			scripted += st.Delay
 		}
-		lo = float64(unixNs(sent[1].Writing[k])-rec.SentNs) / 1e6
-		hi = float64(unixNs(sent[1].Steps[k])-rec.SentNs) / 1e6
+		lo = float64(unixNs(sent.Writing[k])-rec.SentNs) / 1e6
+		hi = float64(unixNs(sent.Steps[k])-rec.SentNs) / 1e6
 		if hi < float64(scripted)/1e6 {
 			t.Errorf("step %d flushed %.3f ms after send, before its scripted %v", k, hi, scripted)
 		}
