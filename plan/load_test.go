@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,8 +43,10 @@ func TestDemoPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Target.IsSimulator() || p.Target.Simulator.MaxNumSeqs != 32 {
-		t.Errorf("demo target = %+v, want the simulator with max_num_seqs 32", p.Target.Simulator)
+	top := slices.Max(p.Ladder.Concurrency)
+	if !p.Target.IsSimulator() || top <= p.Target.Simulator.MaxNumSeqs {
+		t.Errorf("demo: simulator %v, top concurrency %d vs max_num_seqs %d: want a queue within the ladder",
+			p.Target.IsSimulator(), top, p.Target.Simulator.MaxNumSeqs)
 	}
 	var weights []float64
 	for _, s := range p.Segments {

@@ -77,7 +77,8 @@ const (
 // The window is Duration, or the time Requests take (requests / rate for open loops;
 // requests × E2E / in-flight slots for closed loops, slots capped by the simulator's
 // max_num_seqs), whichever ends first. Warm-up takes the longer of its duration and its
-// requests' time; grace is at most one request's E2E. The latency model is deliberately
+// requests' time; grace is at most one request's E2E (scaled by concurrency / slots when
+// a closed loop queues on the simulator). The latency model is deliberately
 // rough (tens of ms per request plus ~12–20 ms per output token): it sizes a plan, it is
 // not a prediction.
 func (p *Plan) EstimateStep(s Step) time.Duration {
@@ -111,7 +112,14 @@ func (p *Plan) EstimateStep(s Step) time.Duration {
 		window = reqTime(s.Requests)
 	}
 	warm := max(s.Warmup.Duration, reqTime(s.Warmup.Requests))
-	grace := min(s.Grace, e2e)
+	// Requests in flight when the window closes need about one E2E, longer when a closed
+	// loop queues past the simulator's slots.
+	inFlight := e2e
+	if slots := p.Target.Simulator.MaxNumSeqs; s.Schedule == ScheduleConcurrency && p.Target.IsSimulator() &&
+		slots > 0 && s.Concurrency > slots {
+		inFlight = time.Duration(float64(e2e) * float64(s.Concurrency) / float64(slots))
+	}
+	grace := min(s.Grace, inFlight)
 	return warm + window + grace + s.Cooldown
 }
 
