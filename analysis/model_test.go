@@ -114,3 +114,24 @@ func TestModelPredictsUpperHalf(t *testing.T) {
 		t.Errorf("predicted capacity %.2f (%s) vs measured %.2f: off by more than 10%%", pc, lower.Capacity.Method, mc)
 	}
 }
+
+// prefillSim: long prompts (4,000 tokens at 0.05 ms per token) and short replies with
+// 256 free slots: every admission stalls the batch, so TTFT grows with prompt tokens in
+// flight and ITL is inflated.
+var prefillSim = vsim{slots: 256, d0: 8, d1: 0.1, prefillPerTok: 0.05, prompt: 4000, output: 20, jitter: true,
+	warmupS: 5, windowS: 60, seed: 3}
+
+func TestRegimePrefillBound(t *testing.T) {
+	p := simPlan("prefill", []int{1, 2, 4, 8, 16, 32}, plan.SLA{TTFTMs: map[string]float64{"p95": 2000}})
+	sa := analyzeSim(t, prefillSim, p).Segments[0]
+	for _, s := range sa.Steps {
+		t.Logf("load %v: TTFT mean %.0f ITL mean %.1f regime %s: %s", s.Load, s.TTFTMs.Mean, s.ITLMs.Mean, s.Regime, s.RegimeEvidence)
+		if s.Load >= 8 && s.Regime != RegimePrefill {
+			t.Errorf("load %v: regime %s, want prefill", s.Load, s.Regime)
+		}
+	}
+	t.Logf("capacity %.1f %s %s-bound", sa.Capacity.MaxConcurrencyWithinSLA, sa.Capacity.Method, sa.Capacity.Bottleneck)
+	if sa.Capacity.Bottleneck != RegimePrefill {
+		t.Errorf("bottleneck %s, want prefill", sa.Capacity.Bottleneck)
+	}
+}

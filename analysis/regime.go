@@ -12,6 +12,11 @@ const (
 	itlRiseFactor  = 1.25
 	// saturationMargin: n above margin × fitted slots counts as saturated slots.
 	saturationMargin = 1.05
+	// minTTFTRiseMs: TTFT must also rise by at least this much to count as rising.
+	minTTFTRiseMs = 25
+	// promptHeavyRatio: prompts at least this many times the output make a segment's
+	// work prefill-dominated.
+	promptHeavyRatio = 20
 )
 
 // classifySteps labels each step (sorted by load) with its regime and evidence.
@@ -32,6 +37,9 @@ func classify(s, base *StepStats, sf segFit) (string, string) {
 		return RegimeNone, "no successful requests to judge"
 	}
 	ttftX := s.TTFTMs.Mean / base.TTFTMs.Mean
+	if s.TTFTMs.Mean-base.TTFTMs.Mean < minTTFTRiseMs {
+		ttftX = math.Min(ttftX, 1) // a few ms more is batching noise, not a rising TTFT
+	}
 	itlX := 1.0
 	if s.ITLMs.N > 0 && base.ITLMs.N > 0 && base.ITLMs.Mean > 0 {
 		itlX = s.ITLMs.Mean / base.ITLMs.Mean
@@ -53,8 +61,14 @@ func classify(s, base *StepStats, sf segFit) (string, string) {
 			saturated = true
 		}
 	}
-	promptHeavy := s.PromptTokensMean > 4*math.Max(s.OutputTokensMean, 1)
-	prefill := ttftX >= ttftRiseFactor && itlX >= itlRiseFactor && ttftX > 1.5*itlX && promptHeavy
+	// Prompt-dominated work: a decode iteration costs as much as a few hundred prefill
+	// tokens, so with prompts ≥ promptHeavyRatio × the output the prefill work dominates
+	// and an inflated ITL is prefill interference rather than decode batch growth.
+	promptHeavy := s.PromptTokensMean >= promptHeavyRatio*math.Max(s.OutputTokensMean, 1)
+	// Long prompts with rising TTFT or inflated ITL point at prefill, unless the slots are
+	// full (then the queue explains TTFT); the model's split of TTFT into prefill time and
+	// waiting can also decide.
+	prefill := !saturated && promptHeavy && (ttftX >= ttftRiseFactor || itlX >= itlRiseFactor)
 	if sf.ok && ttftX >= ttftRiseFactor && itlX >= itlRiseFactor && ttftX > 1.5*itlX {
 		m := sf.eval.m
 		growth := m.base(n) - m.base(base.Load)
@@ -66,7 +80,8 @@ func classify(s, base *StepStats, sf segFit) (string, string) {
 	}
 	switch {
 	case prefill:
-		return RegimePrefill, strings.Join(append(ev, "TTFT rising with prompt tokens in flight, ITL inflated"), "; ")
+		return RegimePrefill, strings.Join(append(ev, fmt.Sprintf("prompt-dominated work (%.0f prompt vs %.0f output tokens): prefill interference inflates ITL and TTFT grows with prompt tokens in flight",
+			s.PromptTokensMean, s.OutputTokensMean)), "; ")
 	case saturated && ttftX >= ttftRiseFactor:
 		return RegimeQueue, strings.Join(append(ev, "TTFT rising while ITL stays flat: requests wait for a slot"), "; ")
 	case itlX >= itlRiseFactor:

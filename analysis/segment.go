@@ -87,14 +87,21 @@ func buildFit(steps []StepStats, sf segFit) *Fit {
 	if !ok {
 		return f
 	}
-	var ssRes, ssTot, mean float64
-	var ys []float64
+	var ssRes, ssTot float64
+	withTTFT := 0
 	for i := range steps {
 		if steps[i].TTFTMs.N > 0 {
+			withTTFT++
+		}
+	}
+	steadyOnly := len(sf.pts) < withTTFT // the fit used the steady steps only: so does R²
+	var ys []float64
+	for i := range steps {
+		if steps[i].TTFTMs.N > 0 && (steps[i].SteadyState || !steadyOnly) {
 			ys = append(ys, steps[i].TTFTMs.P95)
 		}
 	}
-	mean = meanOf(ys)
+	mean := meanOf(ys)
 	for i := range steps {
 		s := &steps[i]
 		if s.TTFTMs.N == 0 {
@@ -110,7 +117,7 @@ func buildFit(steps []StepStats, sf segFit) *Fit {
 		}
 		res := s.TTFTMs.P95 - pred
 		f.Residuals = append(f.Residuals, res)
-		if !math.IsNaN(res) {
+		if !math.IsNaN(res) && (s.SteadyState || !steadyOnly) {
 			ssRes += res * res
 			ssTot += (s.TTFTMs.P95 - mean) * (s.TTFTMs.P95 - mean)
 		}

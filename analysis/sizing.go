@@ -180,17 +180,28 @@ func answerSentence(a *Analysis, sz sizing) string {
 	if c.ThinkTimeS > 0 {
 		s += fmt.Sprintf(", i.e. %s users with %.0f s think time", commaInt(c.UsersWithThinkTime), c.ThinkTimeS)
 	}
-	for _, w := range a.WhatIf {
-		if !w.Projected && w.Replicas > 0 {
-			s += fmt.Sprintf("; %s users need %s replicas (%s GPUs)", commaInt(float64(w.TargetUsers)),
-				commaInt(float64(w.Replicas)), commaInt(float64(w.GPUs)))
-			if w.CostPerMonthUSD > 0 {
-				s += fmt.Sprintf(", about $%s/month", commaInt(w.CostPerMonthUSD))
-			}
-			break
+	var big *WhatIf // the largest measured target
+	for i := range a.WhatIf {
+		if w := &a.WhatIf[i]; !w.Projected && w.Replicas > 0 && (big == nil || w.TargetUsers > big.TargetUsers) {
+			big = w
+		}
+	}
+	if big != nil {
+		s += fmt.Sprintf("; %s users need %s (%s)", commaInt(float64(big.TargetUsers)),
+			plural(big.Replicas, "replica"), plural(big.GPUs, "GPU"))
+		if big.CostPerMonthUSD > 0 {
+			s += fmt.Sprintf(", about $%s/month", commaInt(big.CostPerMonthUSD))
 		}
 	}
 	return s + "."
+}
+
+// plural renders "1 replica" or "3 replicas" (with thousands separators).
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return commaInt(float64(n)) + " " + word + "s"
 }
 
 // commaInt renders x rounded down to an integer with thousands separators.
