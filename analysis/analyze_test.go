@@ -224,3 +224,25 @@ func TestBadInputs(t *testing.T) {
 		t.Errorf("analysis does not encode: %v", err)
 	}
 }
+
+func TestTraceReplayStep(t *testing.T) {
+	p := plan.Plan{Name: "trace", Segments: []plan.Segment{{Name: "conv", Weight: 1, Trace: &plan.Trace{Format: plan.TraceAzure, File: "x.csv"}}},
+		SLA: plan.SLA{TTFTMs: map[string]float64{"p95": 500}}}
+	const T = int64(1_700_000_000) * 1e9
+	var recs []sweep.Record
+	for i := 0; i < 40; i++ {
+		sent := T + int64(i)*5e8
+		recs = append(recs, sweep.Record{Segment: "conv", Step: 0, Schedule: plan.ScheduleTrace, Phase: sweep.PhaseMeasure,
+			SentNs: sent, EndNs: sent + 1e9, TTFTMs: fp(100), ITLMs: fp(10), E2EMs: fp(1000), OutputTokens: 50, Status: sweep.StatusOK})
+	}
+	a, err := Analyze(writeRunDir(t, metaFor(p), recs, nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := a.Segments[0].Steps[0]
+	// 40 requests over 19.5 s + 1 s.
+	near(t, "trace load", s.Load, 40/20.5, 1e-9)
+	if a.Schedule != plan.ScheduleTrace || !strings.Contains(a.Answer, "meets the SLA on the replayed trace (1.95 requests/s)") {
+		t.Errorf("schedule %s answer %q", a.Schedule, a.Answer)
+	}
+}

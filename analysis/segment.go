@@ -57,6 +57,11 @@ func fitSteps(steps []StepStats, cons []plan.Constraint, start *qmodel) segFit {
 // else extrapolated with the model up to 10× the last load.
 func capacityOf(steps []StepStats, cons []plan.Constraint, maxErr float64, sf segFit) capResult {
 	r := measuredCapacity(ladderFrom(steps, cons), cons, maxErr)
+	if r.method == MethodModel && steps[0].Schedule == plan.ScheduleTrace {
+		r.method = MethodMeasured // a replayed trace has one load: it passed as measured
+		r.pass, r.fail, r.frac = len(steps)-1, len(steps)-1, 0
+		return r
+	}
 	if r.method != MethodModel || !sf.ok {
 		return r
 	}

@@ -161,6 +161,14 @@ func answerSentence(a *Analysis, sz sizing) string {
 		return fmt.Sprintf("%s%s misses the SLA already at the lowest load tested (%s); test lower loads or a faster deployment.",
 			who, src, c.LimitingConstraint)
 	}
+	if a.Schedule == plan.ScheduleTrace {
+		verdict := "meets the SLA on"
+		if c.Method == MethodBelowFirstStep || c.Method == MethodNoData {
+			verdict = "misses the SLA (" + c.LimitingConstraint + ") on"
+		}
+		return fmt.Sprintf("%s%s %s the replayed trace (%.2f requests/s); replay at other speeds (trace.time_scale) to find the limit.",
+			who, src, verdict, c.MaxRateWithinSLA)
+	}
 	load := fmt.Sprintf("%s concurrent users", commaInt(c.MaxConcurrencyWithinSLA))
 	if a.Schedule == plan.ScheduleRate {
 		load = fmt.Sprintf("%.2f requests/s (about %s requests in flight)", c.MaxRateWithinSLA, commaInt(c.MaxConcurrencyWithinSLA))

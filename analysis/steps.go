@@ -95,6 +95,9 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) 
 		s.TotalTokenThroughput = float64(outSum+promptSum) / s.DurationS
 		s.Goodput = float64(good) / s.DurationS
 	}
+	if s.Schedule == plan.ScheduleTrace && s.Rate == 0 {
+		s.Rate, s.Load = s.RequestThroughput, s.RequestThroughput // the trace's achieved rate
+	}
 	sm.orderBySent()
 	s.TTFTMs = summarize(append([]float64(nil), sm.ttft...))
 	s.TTFOMs = summarize(append([]float64(nil), sm.ttfo...))
