@@ -11,6 +11,7 @@ import (
 	"net/http/httptrace"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -66,9 +67,8 @@ type Client struct {
 	tr     *http.Transport
 	dialer net.Dialer
 	// dial is the dial function behind the transport (replaceable in tests).
-	dial  func(ctx context.Context, network, addr string) (net.Conn, error)
-	pool  sync.Pool
-	trace bool
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	pool sync.Pool
 }
 
 // streamBufSize is the read buffer per in-flight request.
@@ -120,7 +120,6 @@ func NewClient(cfg ClientConfig) *Client {
 		WriteBufferSize: 16 << 10,
 		ReadBufferSize:  4 << 10,
 	}
-	c.trace = cfg.FirstByteTimeout > 0
 	c.pool.New = func() any { return newStream(c) }
 	return c
 }
@@ -173,8 +172,9 @@ func (c *Client) body(req *Request) ([]byte, error) {
 // ErrorClass, HTTPStatus, Error, and ScheduleLagMs when rec.ScheduledNs is set and it is
 // nil). It never panics on server misbehaviour: failures become rec.Status == "error"
 // with an ErrorClass. The returned string is the answer's content text (for multi-turn
-// history). SentNs is taken just before the request is handed to the transport, so
-// TTFT includes connection setup when no idle connection was available.
+// history). SentNs is when the request had been written to the connection (before
+// that, when it never was); TTFT and the other latencies count from it. Records of
+// failed requests keep the TTFT/TTFO they observed but have no E2E/ITL.
 func (c *Client) Do(ctx context.Context, req *Request, rec *Record) string {
 	resetRecord(rec)
 	s := c.pool.Get().(*stream)
@@ -203,11 +203,14 @@ func (c *Client) run(parent context.Context, s *stream, body []byte) {
 	}
 	wd := newWatchdog(cancel, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
 	defer wd.stop()
-	if c.trace {
-		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			GotConn: func(httptrace.GotConnInfo) { wd.armFirstByte() },
-		})
-	}
+	// The first-byte timeout starts once a connection is in hand; SentNs is when the
+	// request was written (the transport writes it on another goroutine).
+	wrote := new(atomic.Int64)
+	s.wrote = wrote
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn:      func(httptrace.GotConnInfo) { wd.armFirstByte() },
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(monoNs(time.Now())) },
+	})
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		s.sent = time.Now()

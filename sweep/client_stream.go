@@ -43,6 +43,7 @@ type stream struct {
 	answer []byte
 	icl    []float64
 	emit   func(SSEEvent) error
+	wrote  *atomic.Int64 // monoNs when the request was written (0: not yet/never)
 
 	now, sent, first, firstOut, last time.Time
 	haveFirst, haveOut, haveLast     bool
@@ -227,6 +228,14 @@ func readLimited(r io.Reader, limit int, wd *watchdog) ([]byte, error) {
 // finalize writes the stream's outcome into its record.
 func (s *stream) finalize() {
 	rec := s.rec
+	if s.wrote != nil {
+		if w := s.wrote.Load(); w != 0 {
+			t := clockBase.Add(time.Duration(w))
+			if !t.Before(s.sent) && (!s.haveFirst || !t.After(s.first)) {
+				s.sent = t
+			}
+		}
+	}
 	rec.SentNs = unixNs(s.sent)
 	if rec.ScheduledNs != 0 && rec.ScheduleLagMs == nil {
 		rec.ScheduleLagMs = msPtr(time.Duration(rec.SentNs - rec.ScheduledNs))
