@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -41,15 +42,15 @@ type benchStamps struct {
 }
 
 // TestSSEBenchServerProcess is the benchmark server when run as a child process; it is
-// skipped otherwise.
+// skipped otherwise. It speaks minimal HTTP/1.1 on raw TCP (keep-alive, chunked
+// responses, one write per event) so that its own CPU use disturbs the client little.
 func TestSSEBenchServerProcess(t *testing.T) {
 	spec := os.Getenv(benchServerEnv)
 	if spec == "" {
 		t.Skip("only runs as the benchmark's child process")
 	}
-	var ttft, itl time.Duration
-	var tokens int
-	if _, err := fmt.Sscanf(spec, "%d,%d,%d", &ttft, &itl, &tokens); err != nil {
+	bs := &benchServer{stamps: map[int64][2]int64{}, cpu0: cpuTime()}
+	if _, err := fmt.Sscanf(spec, "%d,%d,%d", &bs.ttft, &bs.itl, &bs.tokens); err != nil {
 		t.Fatal(err)
 	}
 	raiseNOFILE()
@@ -57,45 +58,128 @@ func TestSSEBenchServerProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	stamps := map[int64][2]int64{}
-	var active, maxActive atomic.Int64
-	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		recv := time.Now()
-		var req struct {
-			Seed      int64 `json:"seed"`
-			MaxTokens int   `json:"max_tokens"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		n := tokens
-		if req.MaxTokens > 0 {
-			n = req.MaxTokens
-		}
-		a := active.Add(1)
-		defer active.Add(-1)
-		for m := maxActive.Load(); a > m && !maxActive.CompareAndSwap(m, a); m = maxActive.Load() {
-		}
-		first := benchStream(w, recv, ttft, itl, n)
-		mu.Lock()
-		stamps[req.Seed] = [2]int64{unixNs(recv), unixNs(first)}
-		mu.Unlock()
-	})
-	cpu0 := cpuTime()
-	mux.HandleFunc("/stamps", func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		cpu := cpuTime()
-		_ = json.NewEncoder(w).Encode(benchStamps{Stamps: stamps, MaxActive: maxActive.Load(),
-			RSSKiB: rssHWMKiB(), CPUNs: int64(cpu - cpu0)})
-		cpu0 = cpu
-	})
 	fmt.Printf("ADDR %s\n", ln.Addr())
 	go func() { // exit when the parent closes our stdin
 		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 		os.Exit(0)
 	}()
-	_ = http.Serve(ln, mux)
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go bs.serve(conn)
+	}
+}
+
+type benchServer struct {
+	ttft, itl         time.Duration
+	tokens            int
+	mu                sync.Mutex
+	stamps            map[int64][2]int64
+	active, maxActive atomic.Int64
+	cpu0              time.Duration
+}
+
+var benchFrame = []byte(fmt.Sprintf("%x\r\n%s\r\n", len(benchChunk), benchChunk))
+
+// serve answers the requests of one keep-alive connection.
+func (bs *benchServer) serve(conn net.Conn) {
+	defer conn.Close()
+	br := bufio.NewReaderSize(conn, 8<<10)
+	for {
+		path, body, err := readBenchRequest(br)
+		if err != nil {
+			return
+		}
+		recv := time.Now()
+		if path == "/stamps" {
+			bs.writeStamps(conn)
+			return
+		}
+		var req struct {
+			Seed      int64 `json:"seed"`
+			MaxTokens int   `json:"max_tokens"`
+		}
+		_ = json.Unmarshal(body, &req)
+		n := bs.tokens
+		if req.MaxTokens > 0 {
+			n = req.MaxTokens
+		}
+		a := bs.active.Add(1)
+		for m := bs.maxActive.Load(); a > m && !bs.maxActive.CompareAndSwap(m, a); m = bs.maxActive.Load() {
+		}
+		first, err := bs.stream(conn, recv, n)
+		bs.active.Add(-1)
+		bs.mu.Lock()
+		bs.stamps[req.Seed] = [2]int64{unixNs(recv), unixNs(first)}
+		bs.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// stream writes one chunked SSE response on the absolute timeline recv+ttft+i*itl.
+func (bs *benchServer) stream(conn net.Conn, recv time.Time, n int) (first time.Time, err error) {
+	if _, err = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"); err != nil {
+		return first, err
+	}
+	at := recv.Add(bs.ttft)
+	for i := 0; i < n; i++ {
+		if d := time.Until(at); d > 0 {
+			time.Sleep(d)
+		}
+		if _, err = conn.Write(benchFrame); err != nil {
+			return first, err
+		}
+		if i == 0 {
+			first = time.Now()
+		}
+		at = at.Add(bs.itl)
+	}
+	tail := `data: {"id":"chatcmpl-bench","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}` + "\n\n" +
+		`data: {"id":"chatcmpl-bench","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":` + strconv.Itoa(n) +
+		`,"total_tokens":` + strconv.Itoa(n+10) + "}}\n\ndata: [DONE]\n\n"
+	_, err = fmt.Fprintf(conn, "%x\r\n%s\r\n0\r\n\r\n", len(tail), tail)
+	return first, err
+}
+
+func (bs *benchServer) writeStamps(conn net.Conn) {
+	bs.mu.Lock()
+	cpu := cpuTime()
+	b, _ := json.Marshal(benchStamps{Stamps: bs.stamps, MaxActive: bs.maxActive.Load(),
+		RSSKiB: rssHWMKiB(), CPUNs: int64(cpu - bs.cpu0)})
+	bs.cpu0 = cpu
+	bs.mu.Unlock()
+	fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(b), b)
+}
+
+// readBenchRequest reads one request's path and body (Content-Length bodies only).
+func readBenchRequest(br *bufio.Reader) (path string, body []byte, err error) {
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return "", nil, err
+	}
+	if f := strings.Fields(line); len(f) >= 2 {
+		path = f[1]
+	}
+	clen := 0
+	for {
+		h, err := br.ReadString('\n')
+		if err != nil {
+			return "", nil, err
+		}
+		if h == "\r\n" || h == "\n" {
+			break
+		}
+		if k, v, ok := strings.Cut(h, ":"); ok && strings.EqualFold(k, "Content-Length") {
+			clen, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	body = make([]byte, clen)
+	_, err = io.ReadFull(br, body)
+	return path, body, err
 }
 
 // benchStream writes n content chunks on the absolute timeline recv+ttft+i*itl, then
