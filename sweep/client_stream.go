@@ -133,6 +133,11 @@ func (s *stream) apply(c *chunk) {
 	}
 	if len(c.finishReason) > 0 {
 		s.finish = append(s.finish[:0], c.finishReason...)
+		// vLLM and SGLang end an aborted request with finish_reason "abort"; some
+		// servers say "error": the answer is incomplete.
+		if fr := string(c.finishReason); fr == "abort" || fr == "error" {
+			s.setError(ErrInBand, "finish_reason "+fr)
+		}
 	}
 	if c.hasUsage {
 		s.usageSeen = true

@@ -221,7 +221,10 @@ func errorCases() []clientCase {
 	eventErr := clientCase{name: "event: error", evs: []ev{
 		data(0, chatRole()), {10 * time.Millisecond, "event: error\ndata: overloaded\n\n"},
 	}, ttft: -1, ttfo: -1, e2e: -1, source: TokensCounted, class: ErrInBand, errHas: "overloaded"}
-	return []clientCase{trunc, eof, inBand, inBandCtx, eventErr,
+	abort := trunc
+	abort.name, abort.end, abort.class, abort.errHas, abort.finish = "finish_reason abort", ssetest.EndNormal, ErrInBand, "abort", "abort"
+	abort.evs = append(standard()[:3], data(5*time.Millisecond, chatFinish("abort")), data(0, "[DONE]"))
+	return []clientCase{trunc, eof, inBand, inBandCtx, eventErr, abort,
 		httpCase("HTTP 500", 500, `{"error":{"message":"boom","type":"InternalServerError"}}`, ErrHTTP5xx, "HTTP 500: boom"),
 		httpCase("HTTP 429", 429, `{"error":"rate limited"}`, ErrHTTP429, "rate limited"),
 		httpCase("HTTP 404 text", 404, "404 page not found\n", ErrHTTP4xx, "404 page not found"),
