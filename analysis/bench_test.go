@@ -98,6 +98,15 @@ func BenchmarkAnalyzeMillion(b *testing.B) {
 	b.ReportMetric(float64(rss)/(1<<20), "MiB-peak-RSS")
 	b.Logf("1,000,000 records: %.2f s wall (%.2f s CPU) per analysis, peak heap %.0f MiB, peak RSS %.0f MiB",
 		el.Seconds(), cpu.Seconds(), float64(heap)/(1<<20), float64(rss)/(1<<20))
+	t0, c0 := time.Now(), cpuTime()
+	in, err := readRun(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t1, c1 := time.Now(), cpuTime()
+	analyzeInputs(in)
+	b.Logf("phases: read %.2f s wall (%.2f s CPU), statistics+model+bootstrap %.2f s wall (%.2f s CPU)",
+		t1.Sub(t0).Seconds(), (c1 - c0).Seconds(), time.Since(t1).Seconds(), (cpuTime() - c1).Seconds())
 }
 
 // startHeapWatch samples the live heap every 5 ms; the returned func stops it and gives

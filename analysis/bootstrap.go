@@ -13,8 +13,8 @@ import (
 // values per metric and step (an m-out-of-n bootstrap whose deviations are rescaled by
 // √(m/n)), within bootBudget of wall time.
 const (
-	bootReps     = 200
-	bootMaxDraws = 2000
+	bootReps     = 100
+	bootMaxDraws = 1000
 	bootBudget   = 3 * time.Second
 )
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -132,42 +131,6 @@ func (s *store) add(r *rawRecord) {
 	s.reqs = append(s.reqs, q)
 }
 
-// readRecords stream-decodes records.jsonl from rd into a store. Malformed lines are
-// counted in store.bad and skipped (a crash may leave a torn last line).
-func readRecords(rd io.Reader) (*store, error) {
-	s := newStore()
-	br := bufio.NewReaderSize(rd, 1<<20)
-	var r rawRecord
-	for line := 1; ; line++ {
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long := append([]byte(nil), b...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				b, err = br.ReadSlice('\n')
-				long = append(long, b...)
-			}
-			b = long
-		}
-		if len(trimSpace(b)) > 0 {
-			if perr := scanRecord(b, &r); perr != nil {
-				if serr := decodeRecordSlow(b, &r); serr != nil {
-					s.bad++
-					b = nil
-				}
-			}
-			if b != nil {
-				s.add(&r)
-			}
-		}
-		if err == io.EOF {
-			return s, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("records.jsonl line %d: %w", line, err)
-		}
-	}
-}
-
 func trimSpace(b []byte) []byte {
 	i, j := 0, len(b)
 	for i < j && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
@@ -203,7 +166,7 @@ func readRun(dir string) (*runInputs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open records: %w", err)
 	}
-	in.records, err = readRecords(f)
+	in.records, err = readRecordsParallel(f)
 	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", sweep.FileRecords, err)
