@@ -246,3 +246,40 @@ func TestTraceReplayStep(t *testing.T) {
 		t.Errorf("schedule %s answer %q", a.Schedule, a.Answer)
 	}
 }
+
+func TestParallelReaderLongLinesAndOrder(t *testing.T) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	long := make([]float64, 300_000) // one line of several MiB: longer than a block
+	for i := range long {
+		long[i] = 1.25
+	}
+	for i := 0; i < 20_000; i++ {
+		r := sweep.Record{Segment: "s" + string(rune('a'+i%3)), Step: i % 7, Phase: sweep.PhaseMeasure,
+			Status: sweep.StatusOK, TTFTMs: fp(float64(i)), OutputTokens: 2}
+		if i == 10_000 {
+			r.ICLMs = long
+		}
+		if err := enc.Encode(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := readRecordsParallel(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.reqs) != 20_000 || s.bad != 0 {
+		t.Fatalf("%d records, %d bad", len(s.reqs), s.bad)
+	}
+	for i, q := range s.reqs {
+		if q.ttft != float64(i) {
+			t.Fatalf("record %d out of order: ttft %v", i, q.ttft)
+		}
+	}
+	if g := s.groups[groupKey{step: 10_000 % 7, stepSeg: "s" + string(rune('a'+10_000%3))}]; g == nil || len(g.icl) != len(long) {
+		t.Errorf("long ICL line lost")
+	}
+	if s.order[0].key != (groupKey{0, "sa"}) || s.order[1].key != (groupKey{1, "sb"}) {
+		t.Errorf("group order %v %v", s.order[0].key, s.order[1].key)
+	}
+}
