@@ -27,9 +27,73 @@ type stepInput struct {
 	icl         []float64
 }
 
-// computeStep computes the statistics of one step from its records. drawnFilter, when
-// non-zero, keeps only records drawn from that segment id (segments measured only
-// inside the mix).
+// stepAcc accumulates one step's counts and sums over its measured records.
+type stepAcc struct {
+	firstSent, lastEnd      int64
+	outSum, promptSum, good int
+	perUserN                int
+	perUser, ipSum, ioSum   float64
+}
+
+// add counts one measured record into s, acc and sm.
+func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples, cons []plan.Constraint) {
+	s.Requests++
+	if q.sentNs > 0 && q.sentNs < acc.firstSent {
+		acc.firstSent = q.sentNs
+	}
+	acc.lastEnd = max(acc.lastEnd, q.endNs)
+	if !q.ok {
+		s.Errors++
+		s.ErrorClasses[st.names[q.errClass]]++
+		return
+	}
+	acc.outSum += int(q.output)
+	acc.promptSum += int(q.prompt)
+	acc.ipSum += float64(q.intendedPrompt)
+	acc.ioSum += float64(q.intendedOutput)
+	if isGood(q, cons) {
+		acc.good++
+	}
+	if q.output <= 0 {
+		return // token-less: no latency to speak of
+	}
+	sm.add(q)
+	if !math.IsNaN(q.e2e) && q.e2e > 0 {
+		acc.perUser += float64(q.output) / (q.e2e / 1000)
+		acc.perUserN++
+	}
+}
+
+// finish derives rates, means and throughputs from the sums.
+func (acc *stepAcc) finish(s *StepStats) {
+	okN := s.Requests - s.Errors
+	if s.Requests > 0 {
+		s.ErrorRate = float64(s.Errors) / float64(s.Requests)
+		s.GoodFraction = float64(acc.good) / float64(s.Requests)
+	}
+	if okN > 0 {
+		s.PromptTokensMean = float64(acc.promptSum) / float64(okN)
+		s.OutputTokensMean = float64(acc.outSum) / float64(okN)
+		s.IntendedPromptTokensMean = acc.ipSum / float64(okN)
+		s.IntendedOutputTokensMean = acc.ioSum / float64(okN)
+	}
+	if acc.perUserN > 0 {
+		s.PerUserOutputTokensPerS = acc.perUser / float64(acc.perUserN)
+	}
+	if acc.lastEnd > acc.firstSent {
+		s.DurationS = float64(acc.lastEnd-acc.firstSent) / 1e9
+		s.RequestThroughput = float64(okN) / s.DurationS
+		s.OutputTokenThroughput = float64(acc.outSum) / s.DurationS
+		s.TotalTokenThroughput = float64(acc.outSum+acc.promptSum) / s.DurationS
+		s.Goodput = float64(acc.good) / s.DurationS
+	}
+	if s.Schedule == plan.ScheduleTrace && s.Rate == 0 {
+		s.Rate, s.Load = s.RequestThroughput, s.RequestThroughput // the trace's achieved rate
+	}
+}
+
+// computeStep computes the statistics of one step from its records (warm-up excluded;
+// measure and grace included) and returns the per-request samples behind them.
 func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) (StepStats, *stepSamples) {
 	s := StepStats{Step: in.step, Segment: in.segment, Schedule: in.schedule,
 		Concurrency: in.concurrency, Rate: in.rate, ErrorClasses: map[string]int{}}
@@ -38,66 +102,13 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) 
 		s.Load = in.rate
 	}
 	sm := &stepSamples{}
-	var firstSent, lastEnd int64 = math.MaxInt64, 0
-	var outSum, promptSum, good, perUserN int
-	var perUser, ipSum, ioSum float64
+	acc := stepAcc{firstSent: math.MaxInt64}
 	for _, i := range in.idx {
-		q := &st.reqs[i]
-		if q.phase == phaseWarmup || q.phase == phaseOther {
-			continue
-		}
-		s.Requests++
-		if q.sentNs > 0 && q.sentNs < firstSent {
-			firstSent = q.sentNs
-		}
-		if e := q.endNs; e > lastEnd {
-			lastEnd = e
-		}
-		if !q.ok {
-			s.Errors++
-			s.ErrorClasses[st.names[q.errClass]]++
-			continue
-		}
-		outSum += int(q.output)
-		promptSum += int(q.prompt)
-		ipSum += float64(q.intendedPrompt)
-		ioSum += float64(q.intendedOutput)
-		if isGood(q, cons) {
-			good++
-		}
-		if q.output <= 0 {
-			continue // token-less: no latency to speak of
-		}
-		sm.add(q)
-		if !math.IsNaN(q.e2e) && q.e2e > 0 {
-			perUser += float64(q.output) / (q.e2e / 1000)
-			perUserN++
+		if q := &st.reqs[i]; q.phase == phaseMeasure || q.phase == phaseGrace {
+			acc.add(st, q, &s, sm, cons)
 		}
 	}
-	okN := s.Requests - s.Errors
-	if s.Requests > 0 {
-		s.ErrorRate = float64(s.Errors) / float64(s.Requests)
-		s.GoodFraction = float64(good) / float64(s.Requests)
-	}
-	if okN > 0 {
-		s.PromptTokensMean = float64(promptSum) / float64(okN)
-		s.OutputTokensMean = float64(outSum) / float64(okN)
-		s.IntendedPromptTokensMean = ipSum / float64(okN)
-		s.IntendedOutputTokensMean = ioSum / float64(okN)
-	}
-	if perUserN > 0 {
-		s.PerUserOutputTokensPerS = perUser / float64(perUserN)
-	}
-	if lastEnd > firstSent {
-		s.DurationS = float64(lastEnd-firstSent) / 1e9
-		s.RequestThroughput = float64(okN) / s.DurationS
-		s.OutputTokenThroughput = float64(outSum) / s.DurationS
-		s.TotalTokenThroughput = float64(outSum+promptSum) / s.DurationS
-		s.Goodput = float64(good) / s.DurationS
-	}
-	if s.Schedule == plan.ScheduleTrace && s.Rate == 0 {
-		s.Rate, s.Load = s.RequestThroughput, s.RequestThroughput // the trace's achieved rate
-	}
+	acc.finish(&s)
 	sm.orderBySent()
 	s.TTFTMs = summarize(append([]float64(nil), sm.ttft...))
 	s.TTFOMs = summarize(append([]float64(nil), sm.ttfo...))
