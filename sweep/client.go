@@ -40,8 +40,9 @@ type ClientConfig struct {
 	Model       string
 	APIKey      string
 	Temperature float64
-	// ExtraBody is merged into each request body; its keys override the client's own
-	// fields except "stream", which is always true.
+	// ExtraBody is merged into each request body; its keys override model,
+	// temperature and stream_options, while the request's own fields (messages or
+	// prompt, max_tokens, seed) and "stream" (always true) win over it.
 	ExtraBody map[string]any
 	// Timeouts; zero means none. ConnectTimeout bounds the TCP dial; FirstByteTimeout
 	// runs from getting a connection to the response headers; IdleTimeout bounds every
@@ -154,11 +155,6 @@ func (c *Client) body(req *Request) ([]byte, error) {
 	if req.Seed != 0 {
 		m["seed"] = req.Seed
 	}
-	for k, v := range c.cfg.ExtraBody {
-		if k != "stream" {
-			m[k] = v
-		}
-	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encode request body: %w", err)
@@ -178,7 +174,7 @@ func (c *Client) body(req *Request) ([]byte, error) {
 func (c *Client) Do(ctx context.Context, req *Request, rec *Record) string {
 	resetRecord(rec)
 	s := c.pool.Get().(*stream)
-	defer c.pool.Put(s)
+	defer c.put(s)
 	s.reset(rec)
 	body, err := c.body(req)
 	if err != nil {
@@ -190,6 +186,20 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *Record) string {
 	c.run(ctx, s, body)
 	s.finalize()
 	return string(s.answer)
+}
+
+// put returns s to the pool, dropping buffers a huge event made large.
+func (c *Client) put(s *stream) {
+	const keep = 64 << 10
+	if cap(s.parser.line) > keep || cap(s.parser.data) > keep || cap(s.answer) > 4*keep ||
+		cap(s.dec.c.content) > keep {
+		s.parser = SSEParser{}
+		s.parser.SetMaxLine(maxEventBytes)
+		s.dec = chunkDecoder{}
+		s.answer = nil
+	}
+	s.rec, s.wrote = nil, nil
+	c.pool.Put(s)
 }
 
 // run performs the exchange for s, recording any failure in s.

@@ -253,3 +253,25 @@ func TestClientSaveICLAndScheduleLag(t *testing.T) {
 		}
 	}
 }
+
+// TestClientHugeEvent streams one 1 MiB content event (read in many pieces) followed by
+// a normal request on the same client, whose pooled buffers must be sane again.
+func TestClientHugeEvent(t *testing.T) {
+	big := strings.Repeat("é", 1<<19)
+	srv, err := ssetest.NewScripts(
+		ssetest.Script{Steps: []ssetest.Step{{Data: ssetest.Events(chatContent(big), chatFinish("stop"), "[DONE]")}}},
+		ssetest.Script{Steps: slowStream(3, 0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := NewClient(ClientConfig{BaseURL: srv.URL})
+	var rec Record
+	if answer := c.Do(context.Background(), &Request{}, &rec); answer != big || !rec.OK() || rec.Chunks != 1 {
+		t.Fatalf("huge event: %d bytes, record %+v", len(answer), rec)
+	}
+	rec = Record{}
+	if answer := c.Do(context.Background(), &Request{}, &rec); answer != "ttt" || !rec.OK() || rec.OutputTokens != 3 {
+		t.Fatalf("after huge event: %q, record %+v", answer, rec)
+	}
+}
