@@ -33,6 +33,10 @@ const (
 	ChartDPI    = 200
 )
 
+// pngDPI is the resolution buildCharts renders at (ChartDPI; tests lower it to keep
+// the race detector's run short).
+var pngDPI = ChartDPI
+
 // chartFontVariant selects Liberation Sans (gonum/plot's default typeface is serif).
 const chartFontVariant = "Sans"
 
@@ -108,7 +112,7 @@ func buildCharts(in *input) []Chart {
 				out[i].SVG, err = RenderSVG(p, ChartWidth, ChartHeight)
 			}
 			if err == nil {
-				out[i].PNG, err = RenderPNG(p, ChartWidth, ChartHeight, ChartDPI)
+				out[i].PNG, err = RenderPNG(p, ChartWidth, ChartHeight, pngDPI)
 			}
 			out[i].Err = err
 		}()

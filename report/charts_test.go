@@ -33,7 +33,16 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
+// lowDPI renders chart PNGs at 72 DPI for the rest of the test (the race detector
+// makes 200-DPI rasterising slow; SVG, text and structure do not depend on it).
+func lowDPI(t *testing.T) {
+	old := pngDPI
+	pngDPI = 72
+	t.Cleanup(func() { pngDPI = old })
+}
+
 func TestChartsGolden(t *testing.T) {
+	lowDPI(t)
 	a := fxAnalysis()
 	dir := fxWriteRunDir(t, a, 40)
 	in, err := loadInput(dir, a)

@@ -98,6 +98,7 @@ func TestPDFText(t *testing.T) {
 	if _, err := exec.LookPath("pdftotext"); err != nil {
 		t.Skip("pdftotext not installed (apt-get install poppler-utils)")
 	}
+	lowDPI(t)
 	a := fxAnalysis()
 	dir := fxWriteRunDir(t, a, 20)
 	if err := Write(dir, a, []string{"pdf"}); err != nil {

@@ -68,7 +68,7 @@ func Write(dir string, a *analysis.Analysis, formats []string) error {
 // writeRendered writes the charts and every format except xlsx.
 func writeRendered(dir string, in *input, want map[string]bool) error {
 	var charts []Chart
-	if want["charts"] || want["pdf"] || want["json"] || want["md"] {
+	if want["charts"] || want["pdf"] {
 		charts = buildCharts(in)
 	}
 	if want["charts"] {

@@ -34,6 +34,7 @@ func TestWriteRejectsBadInput(t *testing.T) {
 // an open-loop (rate) ladder, no records and no server metrics. Every format must
 // still be written, without panics.
 func TestWriteDegenerate(t *testing.T) {
+	lowDPI(t)
 	nan := math.NaN()
 	a := &analysis.Analysis{RunID: "r", Schedule: plan.ScheduleRate,
 		Constraints: []plan.Constraint{{Metric: "ttft", Stat: "p95", ThresholdMs: 500}},
@@ -61,6 +62,7 @@ func TestWriteDegenerate(t *testing.T) {
 }
 
 func TestJSONMarkdownCSV(t *testing.T) {
+	lowDPI(t)
 	a := fxAnalysis()
 	dir := fxWriteRunDir(t, a, 5)
 	if err := Write(dir, a, []string{"json", "md", "csv", "charts"}); err != nil {
