@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -214,9 +216,22 @@ report: {formats: [json, md, csv]}
 // TestRunTiny runs the whole pipeline on the simulator and checks the run directory.
 func TestRunTiny(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	r := llmcap(t, nil, "run", "-c", tinyPlan(t), "-o", dir)
+	prof := filepath.Join(t.TempDir(), "cpu.pprof")
+	r := llmcap(t, nil, "run", "-c", tinyPlan(t), "-o", dir, "--cpuprofile", prof, "--save-icl")
 	if r.code != 0 {
 		t.Fatalf("run: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	f, err := os.Open(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if pp, err := profile.Parse(f); err != nil || len(pp.SampleType) == 0 {
+		t.Errorf("--cpuprofile wrote no valid pprof profile: %v", err)
+	}
+	recs, _ := os.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if !bytes.Contains(recs, []byte(`"icl_ms":[`)) {
+		t.Errorf("--save-icl: no icl_ms arrays in records.jsonl")
 	}
 	for _, f := range []string{"run.json", "records.jsonl", "steps.jsonl", "analysis.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
@@ -230,9 +245,16 @@ func TestRunTiny(t *testing.T) {
 	if n := bytes.Count(steps, []byte("\n")); n != 2 {
 		t.Errorf("steps.jsonl has %d lines, want 2", n)
 	}
+	// report re-runs the analysis when analysis.json is missing.
+	if err := os.Remove(filepath.Join(dir, "analysis.json")); err != nil {
+		t.Fatal(err)
+	}
 	r = llmcap(t, nil, "report", dir, "--format", "md")
 	if r.code != 0 || !strings.Contains(r.stdout, "outputs in") {
 		t.Errorf("report: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "analysis.json")); err != nil {
+		t.Errorf("report did not re-create analysis.json: %v", err)
 	}
 }
 
