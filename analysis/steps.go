@@ -228,21 +228,11 @@ func maxErrorRate(sla plan.SLA) float64 {
 	return sla.MaxErrorRate
 }
 
-// constraintsOf flattens the SLA maps into constraints in a stable order (metric ttft,
-// ttfo, itl, e2e; stat mean, p50, p90, p95, p99).
+// constraintsOf flattens the SLA maps into constraints in plan.Plan.Constraints' order
+// (metric ttft, ttfo, itl, e2e; stat p50, p90, p95, p99, mean).
 func constraintsOf(sla plan.SLA) []plan.Constraint {
-	var out []plan.Constraint
-	for _, m := range []struct {
-		name string
-		m    map[string]float64
-	}{{"ttft", sla.TTFTMs}, {"ttfo", sla.TTFOMs}, {"itl", sla.ITLMs}, {"e2e", sla.E2EMs}} {
-		for _, st := range []string{"mean", "p50", "p90", "p95", "p99", "min", "max"} {
-			if thr, ok := m.m[st]; ok {
-				out = append(out, plan.Constraint{Metric: m.name, Stat: st, ThresholdMs: thr})
-			}
-		}
-	}
-	return out
+	p := plan.Plan{SLA: sla}
+	return p.Constraints()
 }
 
 // constraintName renders a constraint as "ttft p95 ≤ 500 ms".
