@@ -41,6 +41,9 @@ func TestRateLadder(t *testing.T) {
 	if c.MaxRateWithinSLA < 4 || c.MaxRateWithinSLA > 8.7 {
 		t.Errorf("max rate %.2f req/s outside (4, 8.7)", c.MaxRateWithinSLA)
 	}
+	if math.Abs(sa.Fit.Slots-8)/8 > 0.10 {
+		t.Errorf("open-loop effective slots %.2f, want 8 ± 10%%", sa.Fit.Slots)
+	}
 	if last := sa.Steps[len(sa.Steps)-1]; last.SteadyState {
 		t.Errorf("overloaded rate 10 judged steady: %s", last.SteadyStateReason)
 	}
@@ -281,5 +284,17 @@ func TestParallelReaderLongLinesAndOrder(t *testing.T) {
 	}
 	if s.order[0].key != (groupKey{0, "sa"}) || s.order[1].key != (groupKey{1, "sb"}) {
 		t.Errorf("group order %v %v", s.order[0].key, s.order[1].key)
+	}
+}
+
+func TestErlangC(t *testing.T) {
+	near(t, "M/M/1 at ρ 0.5", erlangC(1, 0.5), 0.5, 1e-12)
+	near(t, "M/M/2 at 1 Erlang", erlangC(2, 1), 1.0/3, 1e-12)
+	near(t, "interpolated 1.5 slots", erlangC(1.5, 0.5), 0.5*0.5+0.5*erlangC(2, 0.5), 1e-12)
+	if v := erlangC(8, 8); v != 1 {
+		t.Errorf("saturated queue waits with probability %v", v)
+	}
+	if v := erlangC(50000, 100); v != 0 {
+		t.Errorf("huge slot count: %v", v)
 	}
 }

@@ -133,13 +133,10 @@ type modelEval struct {
 	rate bool // loads are request rates (open loop), not concurrency
 }
 
-// nAt converts a load to requests in the system; ok is false when an open loop's rate
-// reaches the model's maximum throughput (the queue grows without bound).
+// nAt returns the model's load for a ladder load (the same number: concurrency, or a
+// rate for an open loop); ok is false when an open loop's rate saturates the slots.
 func (e modelEval) nAt(load float64) (float64, bool) {
-	if !e.rate {
-		return load, true
-	}
-	return e.m.nForRate(load)
+	return load, e.m.state(load, e.m.lout).ok
 }
 
 // saturatedName is the bound reported when a rate exceeds the fitted maximum throughput.
@@ -189,23 +186,6 @@ func (e modelEval) maxLoad(lo, hi float64) (n float64, binding string, ok bool) 
 		prev = x
 	}
 	return hi, "", true
-}
-
-// nForRate solves X(n) = rate (req/s) for n ≤ c; ok is false at or above X_max.
-func (m qmodel) nForRate(rate float64) (float64, bool) {
-	if rate >= m.maxThroughputRps() {
-		return m.c, false
-	}
-	a, b := 0.0, m.c
-	for k := 0; k < 60; k++ {
-		mid := (a + b) / 2
-		if 1000*m.throughput(mid, m.lout) < rate {
-			a = mid
-		} else {
-			b = mid
-		}
-	}
-	return (a + b) / 2, true
 }
 
 // ladderFrom converts step statistics (sorted by load) to capacity inputs.

@@ -8,14 +8,18 @@ import (
 	"github.com/llmcap/llmcap/plan"
 )
 
-// qmodel is a continuous-batching server as a closed queueing network with
-// load-dependent service: with n requests in the system and c effective slots, the
-// batch is b = min(n, c); each admitted request spends Base(n) = t0 + tp·b ms in prefill
-// (tp: prefill interference per running sequence) and then (L−1) decode steps of
-// ITL(n) = d0 + d1·b ms. Throughput is X(n) = b / S(n) with S = Base + (L−1)·ITL, and by
-// Little's law the n − b waiting requests wait W(n) = (n − b) / X(n) ms on average.
+// qmodel is a continuous-batching server with c effective slots and load-dependent
+// service: with b requests running, each admitted request spends base = t0 + tp·b ms in
+// prefill (tp: prefill interference per running sequence) and then (L−1) decode steps of
+// ITL = d0 + d1·b ms, so its service time is S(b) = base + (L−1)·ITL.
+//
+// Closed loop (n users, no think time): b = min(n, c), throughput X = b / S, and by
+// Little's law the n − b waiting requests wait W = (n − b) / X on average.
+// Open loop (rate λ): the servers hold b = λ·S(b) requests (solved in closed form), the
+// queue is M/M/c-like and W = ErlangC(c, b)·S / (c − b); b ≥ c is saturation.
 type qmodel struct {
 	c, t0, tp, d0, d1 float64
+	open              bool    // loads are request rates (req/s), not concurrency
 	lout              float64 // mean output tokens per request
 	pmean             float64 // mean prompt tokens per request
 }
@@ -23,35 +27,120 @@ type qmodel struct {
 // maxSlots bounds the fitted slot count (a ladder that never saturates leaves it free).
 const maxSlots = 1e5
 
-func (m qmodel) batch(n float64) float64 { return math.Max(math.Min(n, m.c), 1e-9) }
-func (m qmodel) base(n float64) float64  { return m.t0 + m.tp*m.batch(n) }
-func (m qmodel) itl(n float64) float64   { return m.d0 + m.d1*m.batch(n) }
-func (m qmodel) serviceAt(n, lout float64) float64 {
-	return m.base(n) + math.Max(lout-1, 0)*m.itl(n)
+// qstate is the model's steady state at one load.
+type qstate struct {
+	b       float64 // requests running (batch)
+	service float64 // S(b), ms
+	wait    float64 // mean queueing delay, ms
+	sigma   float64 // standard deviation of the queueing delay, ms
+	x       float64 // throughput, req/ms
+	ok      bool    // false when an open loop saturates (b ≥ c)
 }
 
-// throughput is X(n) in req/ms for mean output length lout.
-func (m qmodel) throughput(n, lout float64) float64 { return m.batch(n) / m.serviceAt(n, lout) }
+func (m qmodel) baseAt(b float64) float64 { return m.t0 + m.tp*b }
+func (m qmodel) itlAt(b float64) float64  { return m.d0 + m.d1*b }
+func (m qmodel) serviceAt(b, lout float64) float64 {
+	return m.baseAt(b) + math.Max(lout-1, 0)*m.itlAt(b)
+}
 
-// wait is the mean queueing delay W(n) in ms.
-func (m qmodel) wait(n, lout float64) float64 {
-	b := m.batch(n)
-	if n <= b {
-		return 0
+// state solves the model at load x (concurrency, or rate in req/s when open).
+func (m qmodel) state(x, lout float64) qstate {
+	if m.open {
+		return m.openState(x/1000, lout)
 	}
-	return (n - b) * m.serviceAt(n, lout) / b
+	b := math.Max(math.Min(x, m.c), 1e-9)
+	st := qstate{b: b, service: m.serviceAt(b, lout), ok: true}
+	st.x = b / st.service
+	if k := x - b; k > 0 {
+		st.wait = k / st.x
+		st.sigma = math.Sqrt(k) / st.x // k departures at rate X, close to Poisson
+	}
+	return st
 }
 
-func (m qmodel) ttft(n, lout float64) float64 { return m.base(n) + m.wait(n, lout) }
-func (m qmodel) e2e(n, lout float64) float64  { return m.wait(n, lout) + m.serviceAt(n, lout) }
+// openState solves the open loop at lambda req/ms.
+func (m qmodel) openState(lambda, lout float64) qstate {
+	l1 := math.Max(lout-1, 0)
+	a, bb := m.t0+l1*m.d0, m.tp+l1*m.d1 // S(b) = a + bb·b
+	if lambda*bb >= 1 {
+		return qstate{b: m.c, service: m.serviceAt(m.c, lout), x: lambda}
+	}
+	b := lambda * a / (1 - lambda*bb)
+	st := qstate{b: math.Max(b, 1e-9), service: a + bb*b, x: lambda, ok: b < m.c}
+	if !st.ok {
+		st.b, st.service = m.c, m.serviceAt(m.c, lout)
+		return st
+	}
+	pw := erlangC(m.c, b)
+	st.wait = pw * st.service / (m.c - b)
+	st.sigma = math.Sqrt(pw*(2-pw)) * st.service / (m.c - b)
+	return st
+}
+
+// erlangC is the probability of waiting in an M/M/c queue with offered load a < c
+// Erlangs, interpolated linearly between the integer slot counts around c. Beyond
+// erlangMaxSlots slots the queue is treated as waiting-free unless a is within
+// 5·√c of c.
+func erlangC(c, a float64) float64 {
+	lo := math.Floor(c)
+	if lo < 1 {
+		lo = 1
+	}
+	f := c - lo
+	v := erlangCInt(int(lo), a)
+	if f > 0 {
+		v = (1-f)*v + f*erlangCInt(int(lo)+1, a)
+	}
+	return math.Max(0, math.Min(1, v))
+}
+
+// erlangMaxSlots bounds the Erlang-B recursion.
+const erlangMaxSlots = 4096
+
+func erlangCInt(c int, a float64) float64 {
+	if a >= float64(c) {
+		return 1
+	}
+	if c > erlangMaxSlots {
+		if a < float64(c)-5*math.Sqrt(float64(c)) {
+			return 0
+		}
+		c = erlangMaxSlots
+		a = math.Min(a, float64(c)*0.999)
+	}
+	b := 1.0 // Erlang B by recursion
+	for k := 1; k <= c; k++ {
+		b = a * b / (float64(k) + a*b)
+	}
+	return float64(c) * b / (float64(c) - a*(1-b))
+}
+
+func (m qmodel) batch(x, lout float64) float64 { return m.state(x, lout).b }
+func (m qmodel) base(x, lout float64) float64  { return m.baseAt(m.state(x, lout).b) }
+func (m qmodel) itl(x, lout float64) float64   { return m.itlAt(m.state(x, lout).b) }
+func (m qmodel) wait(x, lout float64) float64  { return m.state(x, lout).wait }
+
+// throughput is X in req/ms at load x.
+func (m qmodel) throughput(x, lout float64) float64 { return m.state(x, lout).x }
+
+func (m qmodel) ttft(x, lout float64) float64 {
+	st := m.state(x, lout)
+	return m.baseAt(st.b) + st.wait
+}
+
+func (m qmodel) e2e(x, lout float64) float64 {
+	st := m.state(x, lout)
+	return st.wait + st.service
+}
 
 // maxThroughputRps is X_max = c / S(c) in req/s.
-func (m qmodel) maxThroughputRps() float64 { return 1000 * m.throughput(m.c, m.lout) }
+func (m qmodel) maxThroughputRps() float64 { return 1000 * m.c / m.serviceAt(m.c, m.lout) }
 
 // point is one step of a ladder as the model sees it.
 type point struct {
 	load     float64 // concurrency, or rate in req/s
-	n        float64 // requests in the system: concurrency, or rate × E2E (Little)
+	n        float64 // the model's load: concurrency, or rate in req/s
+	inflight float64 // requests in the system: concurrency, or rate × E2E (Little)
 	ttftMean float64
 	itlMean  float64
 	e2eMean  float64
@@ -65,12 +154,12 @@ func statKey(metric, stat string) string { return metric + ":" + stat }
 // pointFrom converts step statistics to a model point; ok is false when the step has no
 // usable latency data.
 func pointFrom(s *StepStats, cons []plan.Constraint) (point, bool) {
-	p := point{load: s.Load, n: s.Load, ttftMean: s.TTFTMs.Mean, itlMean: s.ITLMs.Mean,
+	p := point{load: s.Load, n: s.Load, inflight: s.Load, ttftMean: s.TTFTMs.Mean, itlMean: s.ITLMs.Mean,
 		e2eMean: s.E2EMs.Mean, lout: s.OutputTokensMean, stats: map[string]float64{}}
 	if s.Schedule != plan.ScheduleConcurrency {
-		p.n = s.Rate * s.E2EMs.Mean / 1000
+		p.inflight = s.Load * s.E2EMs.Mean / 1000
 	}
-	if s.TTFTMs.N == 0 || s.E2EMs.N == 0 || p.ttftMean <= 0 || p.e2eMean <= 0 || p.n <= 0 {
+	if s.TTFTMs.N == 0 || s.E2EMs.N == 0 || p.ttftMean <= 0 || p.e2eMean <= 0 || p.inflight <= 0 {
 		return p, false
 	}
 	if s.ITLMs.N == 0 || p.itlMean <= 0 {
@@ -88,12 +177,12 @@ func pointFrom(s *StepStats, cons []plan.Constraint) (point, bool) {
 // fitModel fits qmodel to the points by Nelder–Mead on log-parameters, minimising the
 // squared log-ratios of predicted to measured mean TTFT, ITL and E2E. It tries several
 // starting slot counts (each load and twice the largest) unless start is given.
-func fitModel(pts []point, start *qmodel) (qmodel, float64) {
+func fitModel(pts []point, start *qmodel, open bool) (qmodel, float64) {
 	var lout, maxN, minT, minI, maxI float64
 	minT, minI = math.Inf(1), math.Inf(1)
 	for _, p := range pts {
 		lout += p.lout / float64(len(pts))
-		maxN = math.Max(maxN, p.n)
+		maxN = math.Max(maxN, p.inflight)
 		minT = math.Min(minT, p.ttftMean)
 		if !math.IsNaN(p.itlMean) {
 			minI = math.Min(minI, p.itlMean)
@@ -109,9 +198,9 @@ func fitModel(pts []point, start *qmodel) (qmodel, float64) {
 	} else {
 		d1 := math.Max((maxI-minI)/math.Max(maxN, 1), minI*1e-3)
 		for _, p := range pts {
-			starts = append(starts, qmodel{c: p.n, t0: minT * 0.9, tp: minT * 1e-3, d0: minI * 0.9, d1: d1})
+			starts = append(starts, qmodel{c: p.inflight, t0: minT * 0.9, tp: minT * 1e-3, d0: minI * 0.9, d1: d1, open: open})
 		}
-		starts = append(starts, qmodel{c: 2 * maxN, t0: minT * 0.9, tp: minT * 1e-3, d0: minI * 0.9, d1: d1})
+		starts = append(starts, qmodel{c: 2 * maxN, t0: minT * 0.9, tp: minT * 1e-3, d0: minI * 0.9, d1: d1, open: open})
 	}
 	best, bestF := qmodel{}, math.Inf(1)
 	for _, s := range starts {
@@ -128,14 +217,14 @@ func toVec(m qmodel) []float64 {
 	return []float64{math.Log(m.c), math.Log(m.t0), math.Log(m.tp), math.Log(m.d0), math.Log(m.d1)}
 }
 
-func fromVec(x []float64) qmodel {
+func fromVec(x []float64, open bool) qmodel {
 	return qmodel{c: math.Min(math.Exp(x[0]), maxSlots), t0: math.Exp(x[1]), tp: math.Exp(x[2]),
-		d0: math.Exp(x[3]), d1: math.Exp(x[4])}
+		d0: math.Exp(x[3]), d1: math.Exp(x[4]), open: open}
 }
 
 // fitFrom runs one Nelder–Mead minimisation from s.
 func fitFrom(pts []point, s qmodel) (qmodel, float64) {
-	obj := func(x []float64) float64 { return modelLoss(pts, fromVec(x)) }
+	obj := func(x []float64) float64 { return modelLoss(pts, fromVec(x, s.open)) }
 	prob := optimize.Problem{Func: obj}
 	settings := &optimize.Settings{FuncEvaluations: 3000, Converger: &optimize.FunctionConverge{
 		Absolute: 1e-10, Relative: 1e-10, Iterations: 200}}
@@ -144,7 +233,7 @@ func fitFrom(pts []point, s qmodel) (qmodel, float64) {
 	if err != nil || res == nil {
 		return s, obj(x0)
 	}
-	return fromVec(res.X), res.F
+	return fromVec(res.X, s.open), res.F
 }
 
 // modelLoss is the sum of squared log-ratios over every point.
@@ -158,7 +247,7 @@ func modelLoss(pts []point, m qmodel) float64 {
 	}
 	for _, p := range pts {
 		sq(m.ttft(p.n, p.lout), p.ttftMean)
-		sq(m.itl(p.n), p.itlMean)
+		sq(m.itl(p.n, p.lout), p.itlMean)
 		sq(m.e2e(p.n, p.lout), p.e2eMean)
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
@@ -177,20 +266,16 @@ type calib struct{ a, z float64 }
 const defaultZ = 1.645
 
 // terms returns the model's base, mean queueing delay and queueing-delay standard
-// deviation of a metric at n. A request that finds k = n − b others ahead waits for k
-// departures at rate X: mean k/X, standard deviation ≈ √k/X for Poisson departures.
-func (m qmodel) terms(metric string, n, lout float64) (base, wait, sigma float64) {
-	w := m.wait(n, lout)
-	if k := n - m.batch(n); k > 0 {
-		sigma = math.Sqrt(k) / m.throughput(n, lout)
-	}
+// deviation of a metric at load x.
+func (m qmodel) terms(metric string, x, lout float64) (base, wait, sigma float64) {
+	st := m.state(x, lout)
 	switch metric {
 	case "itl":
-		return m.itl(n), 0, 0
+		return m.itlAt(st.b), 0, 0
 	case "e2e":
-		return m.serviceAt(n, lout), w, sigma
+		return st.service, st.wait, st.sigma
 	}
-	return m.base(n), w, sigma // ttft, ttfo
+	return m.baseAt(st.b), st.wait, st.sigma // ttft, ttfo
 }
 
 // calibrate fits a, z ≥ 0 for one metric statistic by relative least squares over the

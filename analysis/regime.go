@@ -71,8 +71,8 @@ func classify(s, base *StepStats, sf segFit) (string, string) {
 	prefill := !saturated && promptHeavy && (ttftX >= ttftRiseFactor || itlX >= itlRiseFactor)
 	if sf.ok && ttftX >= ttftRiseFactor && itlX >= itlRiseFactor && ttftX > 1.5*itlX {
 		m := sf.eval.m
-		growth := m.base(n) - m.base(base.Load)
-		if growth > m.wait(n, m.lout) && growth > 0.5*(s.TTFTMs.Mean-base.TTFTMs.Mean) {
+		growth := m.base(s.Load, m.lout) - m.base(base.Load, m.lout)
+		if growth > m.wait(s.Load, m.lout) && growth > 0.5*(s.TTFTMs.Mean-base.TTFTMs.Mean) {
 			prefill = true
 			ev = append(ev, fmt.Sprintf("prefill interference %.0f ms of TTFT (%.1f ms per 1k prompt tokens in flight)",
 				growth, m.tp*1000/math.Max(m.pmean, 1)))
@@ -105,14 +105,15 @@ func bottleneckOf(r capResult, steps []StepStats, sf segFit) (string, string) {
 	b := strings.ToLower(r.binding)
 	if sf.ok {
 		m := sf.eval.m
-		n, ok := sf.eval.nAt(r.value)
+		st := m.state(r.value, m.lout)
+		queued := st.wait > m.baseAt(st.b) || (!m.open && r.value > saturationMargin*m.c)
 		switch {
-		case !ok || (n > saturationMargin*m.c && !strings.HasPrefix(b, "itl")):
-			return RegimeQueue, fmt.Sprintf("model: %.1f requests in system exceed %.1f slots at the capacity point", n, m.c)
+		case !st.ok || (queued && !strings.HasPrefix(b, "itl")):
+			return RegimeQueue, fmt.Sprintf("model: %.0f ms waiting for one of %.1f slots at the capacity point", st.wait, m.c)
 		case strings.HasPrefix(b, "itl") || strings.HasPrefix(b, "e2e"):
-			return RegimeDecode, fmt.Sprintf("model: ITL %.1f ms at batch %.1f (%.2f ms per sequence) binds", m.itl(n), m.batch(n), m.d1)
+			return RegimeDecode, fmt.Sprintf("model: ITL %.1f ms at batch %.1f (%.2f ms per sequence) binds", m.itlAt(st.b), st.b, m.d1)
 		case strings.HasPrefix(b, "ttft") || strings.HasPrefix(b, "ttfo"):
-			return RegimePrefill, fmt.Sprintf("model: TTFT %.0f ms without queueing binds (prefill)", m.base(n))
+			return RegimePrefill, fmt.Sprintf("model: TTFT %.0f ms without queueing binds (prefill)", m.baseAt(st.b))
 		}
 	}
 	switch {

@@ -37,7 +37,7 @@ func fitSteps(steps []StepStats, cons []plan.Constraint, start *qmodel) segFit {
 	if len(pts) < 2 {
 		return segFit{pts: pts}
 	}
-	m, loss := fitModel(pts, start)
+	m, loss := fitModel(pts, start, rate)
 	var pm float64
 	for i := range steps {
 		pm += steps[i].PromptTokensMean / float64(len(steps))
@@ -83,7 +83,7 @@ func capacityOf(steps []StepStats, cons []plan.Constraint, maxErr float64, sf se
 // buildFit fills the Fit of a segment from its fitted model (without the bootstrap).
 func buildFit(steps []StepStats, sf segFit) *Fit {
 	m := sf.eval.m
-	f := &Fit{ServiceRate: m.maxThroughputRps(), Slots: m.c, BaseTTFTMs: m.base(1),
+	f := &Fit{ServiceRate: m.maxThroughputRps(), Slots: m.c, BaseTTFTMs: m.baseAt(1),
 		DecodeBaseMs: m.d0, DecodePerSeqMs: m.d1}
 	if m.pmean > 0 {
 		f.PrefillMsPerKToken = m.tp * 1000 / m.pmean
@@ -113,9 +113,6 @@ func buildFit(steps []StepStats, sf segFit) *Fit {
 			continue
 		}
 		n, ok := sf.eval.nAt(s.Load)
-		if s.Schedule != plan.ScheduleConcurrency {
-			n, ok = s.Rate*s.E2EMs.Mean/1000, true
-		}
 		pred := math.NaN()
 		if ok {
 			pred = m.predict(cal, "ttft", n, m.lout)
@@ -153,7 +150,7 @@ func curvePoint(sf segFit, load float64) (CurvePoint, bool) {
 	if !ok {
 		return CurvePoint{}, false
 	}
-	cp := CurvePoint{Load: load, Throughput: 1000 * e.m.throughput(n, e.m.lout), ITLp50Ms: e.m.itl(n)}
+	cp := CurvePoint{Load: load, Throughput: 1000 * e.m.throughput(n, e.m.lout), ITLp50Ms: e.m.itl(n, e.m.lout)}
 	if c, ok := e.cal[statKey("itl", "p50")]; ok {
 		cp.ITLp50Ms = e.m.predict(c, "itl", n, e.m.lout)
 	}
