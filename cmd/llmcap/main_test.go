@@ -344,3 +344,33 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version: %d %q", r.code, r.stdout)
 	}
 }
+
+// TestCaptureWiredWithoutNsys enables Nsight capture with an nsys that does not exist:
+// the sweep must still complete, and the captured step must carry the capture error
+// (which shows the profiles hook was wired into the sweep).
+func TestCaptureWiredWithoutNsys(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	r := llmcap(t, nil, "sweep", "-c", tinyPlan(t), "-o", dir,
+		"--set", "capture.enabled=true", "--set", "capture.mode=session",
+		"--set", "capture.nsys_path=/nonexistent/nsys", "--set", "capture.steps=[{segment: chat, concurrency: 2}]")
+	if r.code != 0 {
+		t.Fatalf("sweep with capture: exit %d:\n%s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "steps.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d steps, want 2", len(lines))
+	}
+	var first, second struct {
+		CaptureError string `json:"capture_error"`
+	}
+	if json.Unmarshal([]byte(lines[0]), &first) != nil || json.Unmarshal([]byte(lines[1]), &second) != nil {
+		t.Fatalf("steps.jsonl does not parse:\n%s", b)
+	}
+	if first.CaptureError != "" || second.CaptureError == "" {
+		t.Errorf("capture errors: step 0 %q (want none), step 1 %q (want one)", first.CaptureError, second.CaptureError)
+	}
+}
