@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/xuri/excelize/v2"
 
@@ -84,10 +85,15 @@ func writeXLSX(path string, in *input) error {
 	}
 	defer f.Close()
 	f.SetZipWriter(fastZip)
-	if err := f.SaveAs(path); err != nil {
+	out, err := os.Create(path) // 0644 (excelize's SaveAs would make it executable)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteTo(out); err != nil {
+		out.Close()
 		return fmt.Errorf("save %s: %w", path, err)
 	}
-	return nil
+	return out.Close()
 }
 
 // fastZip is a zip writer that deflates at BestSpeed: the Requests sheet's XML is
