@@ -36,9 +36,13 @@ type ClientConfig struct {
 	// BaseURL is the OpenAI base URL, e.g. "http://127.0.0.1:8000/v1".
 	BaseURL string
 	// API is "chat" (default when empty) or "completions".
-	API         string
-	Model       string
-	APIKey      string
+	API string
+	// Model is sent as the request's "model".
+	Model string
+	// APIKey, when set, is sent as "Authorization: Bearer <key>"; it never appears in
+	// records or error messages.
+	APIKey string
+	// Temperature is sent with every request (0 = greedy).
 	Temperature float64
 	// ExtraBody is merged into each request body; its keys override model,
 	// temperature and stream_options, while the request's own fields (messages or
