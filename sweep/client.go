@@ -176,6 +176,12 @@ func (c *Client) body(req *Request) ([]byte, error) {
 // that, when it never was); TTFT and the other latencies count from it. Records of
 // failed requests keep the TTFT/TTFO they observed but have no E2E/ITL.
 func (c *Client) Do(ctx context.Context, req *Request, rec *Record) string {
+	if req == nil {
+		req = &Request{}
+	}
+	if rec == nil {
+		rec = &Record{}
+	}
 	resetRecord(rec)
 	s := c.pool.Get().(*stream)
 	defer c.put(s)
