@@ -281,6 +281,10 @@ func stepWarnings(a *Analysis) []string {
 					sa.Segment, fmtNum(s.Load), s.SteadyStateReason))
 			}
 		}
+		if f := sa.Fit; f != nil && !slotsObserved(sa.Steps, f.Slots) {
+			out = append(out, fmt.Sprintf("segment %s: no steady step filled the slots, so the fitted %.1f slots is only a lower bound",
+				sa.Segment, f.Slots))
+		}
 		switch sa.Capacity.Method {
 		case MethodModel:
 			out = append(out, fmt.Sprintf("segment %s: every step met the SLA; capacity %.1f is extrapolated by the model",
@@ -291,6 +295,20 @@ func stepWarnings(a *Analysis) []string {
 		}
 	}
 	return out
+}
+
+// slotsObserved reports whether a steady step held clearly more requests than slots.
+func slotsObserved(steps []StepStats, slots float64) bool {
+	for _, s := range steps {
+		inFlight := s.Load
+		if s.Schedule != plan.ScheduleConcurrency {
+			inFlight = s.Rate * s.E2EMs.Mean / 1000
+		}
+		if s.SteadyState && inFlight > 1.1*slots {
+			return true
+		}
+	}
+	return false
 }
 
 // kernelsOf attaches step identities to the profiles' kernel summaries.
