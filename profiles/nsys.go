@@ -164,8 +164,9 @@ func (n *Nsys) ReportNames(ctx context.Context) (ReportNames, error) {
 	if n.names != nil {
 		return *n.names, nil
 	}
+	// nsys 2022.4 lists the reports and then exits with status 1: judge by the output.
 	out, err := n.run(ctx, nsysQuickTimeout, "stats", "--help-reports")
-	if err != nil {
+	if err != nil && !strings.Contains(string(out), "osrt") {
 		return ReportNames{}, err
 	}
 	r := DetectReportNames(string(out))

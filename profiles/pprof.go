@@ -105,4 +105,3 @@ func WriteProfile(p *profile.Profile, path string) error {
 	}
 	return nil
 }
-

@@ -15,7 +15,21 @@ have_nsys() {
 	return 1
 }
 
+# link_importer makes Debian's layout work for interactive sessions: its nsys resolves
+# to /usr/lib/x86_64-linux-gnu/nsight-systems/target-linux-x64/nsys and looks for
+# QdstrmImporter in ../host-linux-x64, which Debian installs under /usr/lib/nsight-systems.
+# Without it `nsys profile` leaves a .qdstrm and `nsys stop` hangs.
+link_importer() {
+	local tdir=/usr/lib/x86_64-linux-gnu/nsight-systems
+	local host=/usr/lib/nsight-systems/host-linux-x64
+	if [ -d "$tdir/target-linux-x64" ] && [ -x "$host/QdstrmImporter" ] && [ ! -e "$tdir/host-linux-x64" ]; then
+		echo "install-nsys: linking $tdir/host-linux-x64 -> $host"
+		${SUDO:-} ln -s "$host" "$tdir/host-linux-x64"
+	fi
+}
+
 if have_nsys; then
+	[ "$(id -u)" -eq 0 ] && link_importer
 	echo "install-nsys: nsys already installed: $(command -v nsys || echo /usr/lib/nsight-systems)"
 	exit 0
 fi
@@ -57,4 +71,5 @@ if ! have_nsys; then
 	echo "install-nsys: nsight-systems installed but nsys not found" >&2
 	exit 1
 fi
+link_importer
 echo "install-nsys: installed $(command -v nsys || echo /usr/lib/nsight-systems/bin/nsys)"
