@@ -44,7 +44,9 @@ type Target struct {
 	APIKeyFile string `mapstructure:"api_key_file" json:"api_key_file,omitempty" yaml:"api_key_file,omitempty"`
 	// APIKey is resolved from APIKeyEnv/APIKeyFile at load time. Never serialised.
 	APIKey string `mapstructure:"-" json:"-" yaml:"-"`
-	// ExtraBody is merged into every request body (e.g. ignore_eos: true).
+	// ExtraBody is merged into every request body (e.g. ignore_eos: true). Keys are
+	// lower-cased by the config loader (viper is case-insensitive), so write them in
+	// lower case (snake_case) as OpenAI-compatible servers expect.
 	ExtraBody map[string]any `mapstructure:"extra_body" json:"extra_body,omitempty" yaml:"extra_body,omitempty"`
 	// Temperature sent with each request (default 0).
 	Temperature float64 `mapstructure:"temperature" json:"temperature" yaml:"temperature"`
