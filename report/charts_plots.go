@@ -314,7 +314,6 @@ func measured(r *sweep.Record) bool {
 // values are positive.
 func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []sweep.Record) (*plot.Plot, error) {
 	p := newPlot("TTFT CDF: "+seg.Segment, "TTFT (ms)", "fraction of requests ≤ x")
-	p.Legend.Left, p.Legend.Top = false, false
 	picks := cdfSteps(a, seg)
 	vals := make(map[int][]float64, len(picks))
 	for _, s := range picks {
@@ -333,7 +332,7 @@ func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []sweep
 		}
 	}
 	if positive {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks125{}
 	}
 	n := 0
 	for i, s := range picks {
@@ -351,7 +350,11 @@ func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []sweep
 	if n == 0 {
 		return nil, fmt.Errorf("segment %s: no TTFT values in records", seg.Segment)
 	}
-	p.Y.Min, p.Y.Max = 0, 1
+	// Room above the curves (which end at 1) for the legend; ticks only over [0, 1].
+	p.Y.Min, p.Y.Max = 0, 1.4
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"},
+		{Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}}
 	return p, nil
 }
 
