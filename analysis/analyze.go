@@ -73,6 +73,9 @@ func analyzeInputs(in *runInputs) *Analysis {
 	}
 	a.Kernels = kernelsOf(in)
 	a.Answer = answerSentence(a, sz)
+	if n := sanitizeFloats(a); n > 0 {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("%d undefined numbers (NaN/Inf) were written as 0", n))
+	}
 	return a
 }
 

@@ -298,3 +298,42 @@ func TestErlangC(t *testing.T) {
 		t.Errorf("huge slot count: %v", v)
 	}
 }
+
+func TestSanitizeFloats(t *testing.T) {
+	a := &Analysis{Overall: Capacity{CILow: math.NaN()}, Segments: []SegmentAnalysis{{Fit: &Fit{Residuals: []float64{1, math.Inf(1)}}}},
+		GroundTruth: map[string]any{"x": 1.0}, Kernels: []KernelSummary{{ClassShares: map[string]float64{"gemm": math.NaN()}}}}
+	if n := sanitizeFloats(a); n != 3 {
+		t.Errorf("replaced %d values, want 3", n)
+	}
+	if _, err := json.Marshal(a); err != nil {
+		t.Error(err)
+	}
+}
+
+// FuzzScanRecord checks the fast record scanner against encoding/json: whenever the fast
+// path accepts a line, both must agree on every field the analysis uses.
+func FuzzScanRecord(f *testing.F) {
+	for _, s := range []string{
+		`{"segment":"chat","step":3,"phase":"measure","status":"ok","ttft_ms":12.5,"itl_ms":null,"icl_ms":[1,2.5],"output_tokens":7}`,
+		`{"segment":"a","extra":{"nested":[1,{"x":"y\"z"}]},"rate":2.5e-1,"sent_ns":1700000000000000000}`,
+		`{"status":"error","error_class":"http_5xx","error":"bad \"gateway\"","e2e_ms":-0.001}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !bytes.Equal(b, bytes.ToLower(b)) {
+			return // encoding/json matches keys case-insensitively; records use exact lowercase keys
+		}
+		var fast, slow rawRecord
+		if scanRecord(b, &fast) != nil || decodeRecordSlow(b, &slow) != nil {
+			return
+		}
+		eq := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
+		if string(fast.segment) != string(slow.segment) || string(fast.phase) != string(slow.phase) ||
+			string(fast.status) != string(slow.status) || fast.step != slow.step || fast.sentNs != slow.sentNs ||
+			fast.output != slow.output || !eq(fast.ttft, slow.ttft) || !eq(fast.itl, slow.itl) ||
+			!eq(fast.e2e, slow.e2e) || !eq(fast.rate, slow.rate) || len(fast.icl) != len(slow.icl) {
+			t.Errorf("fast %+v\\nslow %+v", fast, slow)
+		}
+	})
+}

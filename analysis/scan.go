@@ -70,6 +70,9 @@ func scanRecord(b []byte, r *rawRecord) error {
 
 // field stores the value at b[i:] under key and returns the index after the value.
 func (r *rawRecord) field(key, b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return i, errSyntax // a torn line
+	}
 	switch string(key) {
 	case "segment":
 		return strField(b, i, &r.segment)
@@ -176,20 +179,24 @@ func intField(b []byte, i int, dst *int64) (int, error) {
 	if neg {
 		num = num[1:]
 	}
-	if len(num) == 0 || len(num) > 18 {
+	if len(num) == 0 || len(num) > 19 { // 19 digits: unix nanoseconds
 		return floatAsInt(b, i, j, dst)
 	}
-	var v int64
+	var v uint64 // 19 decimal digits always fit
 	for _, c := range num {
 		if c < '0' || c > '9' {
 			return floatAsInt(b, i, j, dst)
 		}
-		v = v*10 + int64(c-'0')
+		v = v*10 + uint64(c-'0')
 	}
-	if neg {
-		v = -v
+	switch {
+	case v <= math.MaxInt64 && neg:
+		*dst = -int64(v)
+	case v <= math.MaxInt64:
+		*dst = int64(v)
+	default:
+		return floatAsInt(b, i, j, dst)
 	}
-	*dst = v
 	return j, nil
 }
 
