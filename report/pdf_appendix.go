@@ -48,7 +48,9 @@ func kernelSection(in *input) []core.Row {
 	for _, k := range in.a.Kernels {
 		rows = append(rows, subheading(fmt.Sprintf("%s @ %s %s (step %d)", k.Segment, loadText(k.Load), loadName(in.a), k.Step)))
 		var shares []string
-		for _, c := range slices.Sorted(maps.Keys(k.ClassShares)) {
+		classes := slices.Sorted(maps.Keys(k.ClassShares))
+		slices.SortStableFunc(classes, func(x, y string) int { return cmpFloat(k.ClassShares[y], k.ClassShares[x]) })
+		for _, c := range classes {
 			shares = append(shares, fmt.Sprintf("%s %s", c, pct(k.ClassShares[c])))
 		}
 		rows = append(rows, para("GPU time by kernel class: "+strings.Join(shares, ", ")+". Profile: "+k.Dir))

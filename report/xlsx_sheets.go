@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/xuri/excelize/v2"
 
@@ -32,6 +33,7 @@ func stepsColumns(st styles, a *analysis.Analysis) []sheetColumn {
 const (
 	stepsColLoad       = 4
 	stepsColTTFTp95    = 9
+	stepsColITLp95     = 13
 	stepsColThroughput = 16
 )
 
@@ -110,7 +112,37 @@ func writeStepsSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
 			rows = append(rows, stepsRow(seg.Segment, s))
 		}
 	}
-	return writeTable(f, SheetSteps, "StepsTable", stepsColumns(st, a), rows)
+	if err := writeTable(f, SheetSteps, "StepsTable", stepsColumns(st, a), rows); err != nil {
+		return err
+	}
+	return highlightViolations(f, a, len(rows))
+}
+
+// highlightViolations colours the TTFT p95 and ITL p95 cells of the Steps sheet red
+// where they exceed a p95 SLA threshold.
+func highlightViolations(f *excelize.File, a *analysis.Analysis, n int) error {
+	if n == 0 {
+		return nil
+	}
+	bad, err := f.NewConditionalStyle(&excelize.Style{Font: &excelize.Font{Color: "9C0006"},
+		Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFC7CE"}}})
+	if err != nil {
+		return err
+	}
+	cols := map[string]int{"ttft": stepsColTTFTp95, "itl": stepsColITLp95}
+	for _, c := range a.Constraints {
+		col, ok := cols[c.Metric]
+		if !ok || c.Stat != "p95" || !(c.ThresholdMs > 0) {
+			continue
+		}
+		rng := cellName(col, 2, false) + ":" + cellName(col, n+1, false)
+		err := f.SetConditionalFormat(SheetSteps, rng, []excelize.ConditionalFormatOptions{
+			{Type: "cell", Criteria: ">", Format: &bad, Value: strconv.FormatFloat(c.ThresholdMs, 'g', -1, 64)}})
+		if err != nil {
+			return fmt.Errorf("steps conditional format: %w", err)
+		}
+	}
+	return nil
 }
 
 // writeSegmentsSheet writes each segment's weight, capacity and bottleneck.

@@ -148,6 +148,11 @@ func TestXLSXGolden(t *testing.T) {
 	if charts != 2 {
 		t.Errorf("workbook has %d chart parts, want 2", charts)
 	}
+	// SLA violations are highlighted on the Steps sheet.
+	cfs, err := f.GetConditionalFormats(SheetSteps)
+	if err != nil || len(cfs) != 2 {
+		t.Errorf("Steps conditional formats = %v (%v), want TTFT p95 and ITL p95", cfs, err)
+	}
 	// The Steps sheet carries number formats with units.
 	cell := cellName(stepsColTTFTp95, 2, false)
 	v, _ := f.GetCellValue(SheetSteps, cell)
