@@ -41,7 +41,7 @@ const (
 
 // styles are the workbook's cell styles, created once.
 type styles struct {
-	title, bold, header, wrap, input, output, int0, num1, num2, num3, ms, rps, tokps, pctl, usd, usd2, secs int
+	title, bold, boldWrap, header, wrap, input, output, int0, num1, num2, num3, ms, rps, tokps, pctl, usd, usd2, secs int
 }
 
 // newStyles registers the workbook's styles.
@@ -59,6 +59,7 @@ func newStyles(f *excelize.File) (styles, error) {
 		{Type: "top", Color: "999999", Style: 1}, {Type: "bottom", Color: "999999", Style: 1}}
 	mk(&s.title, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 14}})
 	mk(&s.bold, &excelize.Style{Font: &excelize.Font{Bold: true}})
+	mk(&s.boldWrap, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 12}, Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}})
 	mk(&s.header, &excelize.Style{Font: &excelize.Font{Bold: true}, Fill: fill("DDEBF7"), Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}})
 	mk(&s.wrap, &excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}})
 	mk(&s.input, &excelize.Style{Fill: fill("FFF2CC"), Border: border, CustomNumFmt: custom("#,##0.##")})

@@ -29,10 +29,11 @@ func writeSummarySheet(f *excelize.File, st styles, in *input) error {
 		return fmt.Errorf("summary: %w", err)
 	}
 	_ = set("A2", fmt.Sprintf("Run %s, %s", a.RunID, dateText(in.date)), 0)
-	_ = set("A3", answer(a), st.bold)
+	_ = set("A3", answer(a), st.boldWrap)
 	_ = set("A4", fmt.Sprintf("Bottleneck: %s — %s. What to do: %s", orDash(a.Overall.Bottleneck), bottleneckVerdict(a.Overall.Bottleneck), advice(a)), st.wrap)
 	_ = f.MergeCell(sh, "A3", "F3")
 	_ = f.MergeCell(sh, "A4", "F4")
+	_ = f.SetRowHeight(sh, 3, 36)
 	_ = f.SetRowHeight(sh, 4, 45)
 	r := 6
 	_ = set(cellName(1, r, false), "Key numbers", st.header)
