@@ -110,12 +110,12 @@ func buildPDF(in *input, charts []Chart) (core.Maroto, error) {
 	m.AddPages(page.New().Add(modelSection(in, byName)...))
 	m.AddPages(page.New().Add(capacitySection(in)...))
 	if len(a.Kernels) > 0 {
-		m.AddPages(page.New().Add(kernelSection(in)...))
+		m.AddRows(kernelSection(in)...) // short: continues the capacity page
 	}
+	m.AddRows(methodologySection(in)...)
 	if rows := serverSection(byName); len(rows) > 0 {
 		m.AddPages(page.New().Add(rows...))
 	}
-	m.AddPages(page.New().Add(methodologySection(in)...))
 	m.AddPages(page.New().Add(appendixSection(in)...))
 	return m, nil
 }
