@@ -279,6 +279,10 @@ func stepWarnings(a *Analysis) []string {
 	}
 	for _, sa := range all {
 		for _, s := range sa.Steps {
+			if n := s.Requests + s.Cancelled; s.Cancelled > 0 && float64(s.Cancelled) > 0.05*float64(n) {
+				out = append(out, fmt.Sprintf("segment %s, load %s: %d of %d measured requests were still in flight after the grace period and were cancelled; latencies there are underestimated (lengthen ladder.grace or ladder.duration)",
+					sa.Segment, fmtNum(s.Load), s.Cancelled, n))
+			}
 			if !s.SteadyState {
 				out = append(out, fmt.Sprintf("segment %s, load %s: not in steady state: %s",
 					sa.Segment, fmtNum(s.Load), s.SteadyStateReason))

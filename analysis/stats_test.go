@@ -188,3 +188,34 @@ func TestFastFloatMatchesStrconv(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledAfterGraceIsNotAnError: requests the step protocol cut off after the grace
+// period are counted apart, so they neither inflate the error rate nor enter latencies.
+func TestCancelledAfterGraceIsNotAnError(t *testing.T) {
+	p := plan.Plan{Name: "cancel", Segments: []plan.Segment{{Name: "chat", Weight: 1}},
+		Ladder: plan.Ladder{Concurrency: []int{2}}, SLA: plan.SLA{TTFTMs: map[string]float64{"p95": 300}}}
+	recs := statsRecords()
+	cut := sweep.Record{RunID: "test", Segment: "chat", Step: 0, Schedule: plan.ScheduleConcurrency,
+		Concurrency: 2, Phase: sweep.PhaseGrace, SentNs: recs[1].SentNs + 5e9, TTFTMs: fp(50),
+		Status: sweep.StatusError, ErrorClass: sweep.ErrCancelled}
+	dir := writeRunDir(t, metaFor(p), append(recs, cut, cut), nil, nil)
+	a, err := Analyze(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := a.Segments[0].Steps[0]
+	if s.Requests != 9 || s.Errors != 2 || s.Cancelled != 2 {
+		t.Fatalf("requests %d errors %d cancelled %d, want 9, 2 and 2", s.Requests, s.Errors, s.Cancelled)
+	}
+	near(t, "error rate", s.ErrorRate, 2.0/9, 1e-12)
+	if s.ErrorClasses[sweep.ErrCancelled] != 0 {
+		t.Errorf("cancelled counted as an error class: %v", s.ErrorClasses)
+	}
+	found := false
+	for _, w := range a.Warnings {
+		found = found || strings.Contains(w, "2 of 11 measured requests were still in flight")
+	}
+	if !found {
+		t.Errorf("no cancellation warning in %q", a.Warnings)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
 )
 
 // stepSamples are the per-request values of one step's successful measured requests,
@@ -37,6 +38,12 @@ type stepAcc struct {
 
 // add counts one measured record into s, acc and sm.
 func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples, cons []plan.Constraint) {
+	if q.phase == phaseGrace && !q.ok && st.names[q.errClass] == sweep.ErrCancelled {
+		// Still in flight when the grace period ended: cut off by the step protocol, not
+		// failed by the server. Counted apart, outside the error rate (as AIPerf does).
+		s.Cancelled++
+		return
+	}
 	s.Requests++
 	if q.sentNs > 0 && q.sentNs < acc.firstSent {
 		acc.firstSent = q.sentNs

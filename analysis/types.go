@@ -40,8 +40,11 @@ type StepStats struct {
 	// Load is Concurrency or Rate (the ladder's x axis).
 	Load float64 `json:"load"`
 
-	Requests     int            `json:"requests"` // measured (measure + grace) requests
-	Errors       int            `json:"errors"`
+	Requests int `json:"requests"` // measured (measure + grace) requests
+	Errors   int `json:"errors"`
+	// Cancelled counts measured requests still in flight when the grace period ended;
+	// cut off by the step protocol, they are in neither Requests nor Errors.
+	Cancelled    int            `json:"cancelled"`
 	ErrorRate    float64        `json:"error_rate"`
 	ErrorClasses map[string]int `json:"error_classes,omitempty"`
 

@@ -201,9 +201,13 @@ func statOf(v []float64, stat string) float64 {
 // more than factor (the early-stop rule), and which.
 func slaViolation(sla plan.SLA, results []stepResult, factor float64) (bool, string) {
 	var recs []*Record
-	failed := 0
+	failed, cut := 0, 0
 	for _, r := range results {
-		if r.rec.Phase != PhaseWarmup {
+		switch {
+		case r.rec.Phase == PhaseWarmup:
+		case r.rec.Phase == PhaseGrace && r.rec.ErrorClass == ErrCancelled:
+			cut++ // cut off by the step protocol: not a server failure (as in analysis)
+		default:
 			recs = append(recs, r.rec)
 			if !r.rec.OK() {
 				failed++
@@ -211,6 +215,9 @@ func slaViolation(sla plan.SLA, results []stepResult, factor float64) (bool, str
 		}
 	}
 	if len(recs) == 0 {
+		if cut > 0 {
+			return true, fmt.Sprintf("none of %d measured requests ended within the window and grace period", cut)
+		}
 		return false, ""
 	}
 	for _, c := range []struct {

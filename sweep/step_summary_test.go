@@ -62,6 +62,21 @@ func TestSLAViolationAndPromptMeans(t *testing.T) {
 	if bad, why := slaViolation(plan.SLA{MaxErrorRate: 0.01}, res, 3); !bad || !strings.Contains(why, "error rate") {
 		t.Errorf("10%% errors vs 3 × 1%%: %v %q", bad, why)
 	}
+	for _, r := range res {
+		r.rec.Status, r.rec.ErrorClass, r.rec.Phase = StatusOK, "", PhaseMeasure
+	}
+	for _, r := range res[:4] { // cut off after grace: not server failures
+		r.rec.Status, r.rec.ErrorClass, r.rec.Phase = StatusError, ErrCancelled, PhaseGrace
+	}
+	if bad, why := slaViolation(plan.SLA{MaxErrorRate: 0.01}, res, 3); bad {
+		t.Errorf("requests cancelled after grace counted as errors: %q", why)
+	}
+	for _, r := range res {
+		r.rec.Status, r.rec.ErrorClass, r.rec.Phase = StatusError, ErrCancelled, PhaseGrace
+	}
+	if bad, why := slaViolation(plan.SLA{MaxErrorRate: 0.01}, res, 3); !bad || !strings.Contains(why, "none of 20") {
+		t.Errorf("a step where nothing ended: %v %q", bad, why)
+	}
 	i, a := promptTokenMeans(recs)
 	if i != 100 || a != 100.5 {
 		t.Errorf("prompt means %g / %g, want 100 / 100.5", i, a)
