@@ -164,7 +164,7 @@ func checkCapacity(t *testing.T, a *analysis.Analysis) {
 
 // capacityStrings are the ways a report may print the capacity number.
 func capacityStrings(v float64) []string {
-	out := []string{fmt.Sprintf("%.1f", v), fmt.Sprintf("%.2f", v), fmt.Sprintf("%g", v)}
+	out := []string{fmt.Sprintf("%.2f", v), fmt.Sprintf("%.1f", v), fmt.Sprintf("%g", v)}
 	if v == math.Trunc(v) || math.Abs(v-math.Round(v)) < 0.05 {
 		out = append(out, fmt.Sprintf("%.0f", v))
 	}
