@@ -60,6 +60,12 @@ func analyzeInputs(in *runInputs) *Analysis {
 		}
 	}
 	a.Warnings = append(a.Warnings, stepWarnings(a)...)
+	for i := range a.Segments {
+		a.Segments[i].Capacity.Advice = adviceFor(a.Segments[i].Capacity, &a.Segments[i], a.GroundTruth)
+	}
+	if a.Mix != nil {
+		a.Mix.Capacity.Advice = adviceFor(a.Mix.Capacity, a.Mix, a.GroundTruth)
+	}
 	a.Overall, a.OverallSource = overall(a)
 	sz := sizingOf(p)
 	var warns []string
@@ -82,7 +88,7 @@ func analyzeInputs(in *runInputs) *Analysis {
 // analyzeSegment computes the steps, fit, regimes and capacity of one segment.
 func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, cons []plan.Constraint,
 	p *plan.Plan, server map[int]*ServerStats, seed uint64, deadline time.Time) SegmentAnalysis {
-	sa := SegmentAnalysis{Segment: name, Weight: weight}
+	sa := SegmentAnalysis{Segment: name, Weight: weight, FromMix: len(inputs) > 0 && inputs[0].share > 0}
 	type pair struct {
 		s  StepStats
 		sm *stepSamples
@@ -110,7 +116,6 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	r := capacityOf(steps, cons, maxErr, sf)
 	c := Capacity{Method: r.method, LimitingConstraint: r.binding}
 	c.Bottleneck, c.BottleneckEvidence = bottleneckOf(r, steps, sf)
-	c.Advice = adviceFor(c.Bottleneck)
 	atCapacity(&c, r, steps, sf, p.SLA.ThinkTime.Seconds())
 	c.CILow, c.CIHigh = r.value, r.value
 	if sf.ok {
@@ -125,10 +130,7 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 // applyBootstrap copies the bootstrap's 95% intervals into the fit and capacity.
 func applyBootstrap(f *Fit, c *Capacity, b bootResult, r capResult) {
 	f.BootstrapReps = b.reps
-	f.SlotsCILow, f.SlotsCIHigh = f.Slots, f.Slots
-	if lo, hi := ci95(b.slots); !math.IsNaN(lo) {
-		f.SlotsCILow, f.SlotsCIHigh = lo, hi
-	}
+	f.SlotsCILow, f.SlotsCIHigh = ciAround(b.slots, f.Slots)
 	if lo, hi := ci95(b.caps); !math.IsNaN(lo) && r.method != MethodBelowFirstStep && r.method != MethodNoData {
 		c.CILow, c.CIHigh = math.Min(lo, r.value), math.Max(hi, r.value)
 	}
@@ -197,10 +199,49 @@ func stepInputsFor(in *runInputs, name string) []stepInput {
 			}
 		}
 		if len(idx) > 0 {
-			out = append(out, inputOf(in, g, name, idx, nil))
+			si := inputOf(in, g, name, idx, nil)
+			si.share, si.mixE2EMs = measuredShare(in.records, g.idx, idx), meanE2EMs(in.records, g.idx)
+			out = append(out, si)
 		}
 	}
 	return out
+}
+
+// measured reports whether a request counts in a step's statistics (measure or grace).
+func measured(q *request) bool { return q.phase == phaseMeasure || q.phase == phaseGrace }
+
+// measuredShare is the fraction of all's measured requests that are in part.
+func measuredShare(st *store, all, part []int32) float64 {
+	count := func(idx []int32) int {
+		n := 0
+		for _, i := range idx {
+			if measured(&st.reqs[i]) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(all); n > 0 {
+		return float64(count(part)) / float64(n)
+	}
+	return 0
+}
+
+// meanE2EMs is the mean E2E (ms) of the successful measured requests with output tokens
+// among idx (the requests behind a step's E2E summary); 0 when there are none.
+func meanE2EMs(st *store, idx []int32) float64 {
+	var sum float64
+	n := 0
+	for _, i := range idx {
+		if q := &st.reqs[i]; measured(q) && q.ok && q.output > 0 && !math.IsNaN(q.e2e) {
+			sum += q.e2e
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 func inputOf(in *runInputs, g *group, name string, idx []int32, icl []float64) stepInput {

@@ -91,3 +91,14 @@ func ci95(xs []float64) (float64, float64) {
 	sort.Float64s(c)
 	return percentileSorted(c, 2.5), percentileSorted(c, 97.5)
 }
+
+// ciAround returns the 95% percentile interval of the bootstrap values xs widened to
+// contain the point estimate (a skewed or biased bootstrap distribution can otherwise
+// exclude it); (point, point) when xs is empty.
+func ciAround(xs []float64, point float64) (float64, float64) {
+	lo, hi := ci95(xs)
+	if math.IsNaN(lo) {
+		return point, point
+	}
+	return math.Min(lo, point), math.Max(hi, point)
+}

@@ -26,13 +26,43 @@ func classifySteps(steps []StepStats, sf segFit) {
 	}
 	base := &steps[0]
 	for i := range steps {
-		steps[i].Regime, steps[i].RegimeEvidence = classify(&steps[i], base, sf)
+		prev := base
+		if i > 0 {
+			prev = &steps[i-1]
+		}
+		steps[i].Regime, steps[i].RegimeEvidence = classify(&steps[i], base, prev, sf)
 	}
+}
+
+// itlFlatFactor: ITL within this factor of the previous step's counts as flat.
+const itlFlatFactor = 1.15
+
+// itlRatio is s's mean ITL over ref's (1 when either lacks ITL data).
+func itlRatio(s, ref *StepStats) float64 {
+	if s.ITLMs.N > 0 && ref.ITLMs.N > 0 && ref.ITLMs.Mean > 0 {
+		return s.ITLMs.Mean / ref.ITLMs.Mean
+	}
+	return 1
+}
+
+// queueEvidence describes ITL for a queue verdict from its actual ratios against the
+// lightest step (itlX) and the previous step: flat, risen then flat, or still rising.
+func queueEvidence(s, base, prev *StepStats, itlX float64, why string) string {
+	prevX := itlRatio(s, prev)
+	switch {
+	case itlX < itlRiseFactor:
+		return "TTFT rising while ITL stays flat: " + why
+	case prev != base && prevX < itlFlatFactor:
+		return fmt.Sprintf("ITL rose ×%.1f as the batch filled, then stayed flat once slots were full (×%.2f vs load %s) while TTFT rose: %s",
+			itlX, prevX, fmtNum(prev.Load), why)
+	}
+	return fmt.Sprintf("TTFT rising and ITL still rising (×%.2f vs load %s): %s while the batch grows",
+		prevX, fmtNum(prev.Load), why)
 }
 
 // classify decides one step's regime from the client curves relative to the lightest
 // step, the fitted slots and the server metrics when scraped.
-func classify(s, base *StepStats, sf segFit) (string, string) {
+func classify(s, base, prev *StepStats, sf segFit) (string, string) {
 	if s.TTFTMs.N == 0 || base.TTFTMs.N == 0 {
 		return RegimeNone, "no successful requests to judge"
 	}
@@ -40,10 +70,7 @@ func classify(s, base *StepStats, sf segFit) (string, string) {
 	if s.TTFTMs.Mean-base.TTFTMs.Mean < minTTFTRiseMs {
 		ttftX = math.Min(ttftX, 1) // a few ms more is batching noise, not a rising TTFT
 	}
-	itlX := 1.0
-	if s.ITLMs.N > 0 && base.ITLMs.N > 0 && base.ITLMs.Mean > 0 {
-		itlX = s.ITLMs.Mean / base.ITLMs.Mean
-	}
+	itlX := itlRatio(s, base)
 	n := s.Load
 	if s.Rate > 0 && s.Concurrency == 0 {
 		n = s.Rate * s.E2EMs.Mean / 1000
@@ -83,13 +110,13 @@ func classify(s, base *StepStats, sf segFit) (string, string) {
 		return RegimePrefill, strings.Join(append(ev, fmt.Sprintf("prompt-dominated work (%.0f prompt vs %.0f output tokens): prefill interference inflates ITL and TTFT grows with prompt tokens in flight",
 			s.PromptTokensMean, s.OutputTokensMean)), "; ")
 	case saturated && ttftX >= ttftRiseFactor:
-		return RegimeQueue, strings.Join(append(ev, "TTFT rising while ITL stays flat: requests wait for a slot"), "; ")
+		return RegimeQueue, strings.Join(append(ev, queueEvidence(s, base, prev, itlX, "requests wait for a slot")), "; ")
 	case itlX >= itlRiseFactor:
 		return RegimeDecode, strings.Join(append(ev, "ITL rising with batch size: decode is memory-bandwidth bound"), "; ")
 	case ttftX >= ttftRiseFactor && promptHeavy:
 		return RegimePrefill, strings.Join(append(ev, "TTFT rising with long prompts while ITL stays flat"), "; ")
 	case ttftX >= ttftRiseFactor:
-		return RegimeQueue, strings.Join(append(ev, "TTFT rising while ITL stays flat: admission queueing"), "; ")
+		return RegimeQueue, strings.Join(append(ev, queueEvidence(s, base, prev, itlX, "admission queueing")), "; ")
 	}
 	return RegimeNone, strings.Join(append(ev, "no saturation"), "; ")
 }
@@ -98,6 +125,9 @@ func classify(s, base *StepStats, sf segFit) (string, string) {
 // else the model's regime at the capacity load, else one inferred from the binding
 // constraint.
 func bottleneckOf(r capResult, steps []StepStats, sf segFit) (string, string) {
+	if r.method == MethodBelowFirstStep {
+		return RegimeNone, belowFirstStepEvidence(&steps[0])
+	}
 	if r.fail >= 0 && steps[r.fail].Regime != RegimeNone && steps[r.fail].Regime != "" {
 		s := &steps[r.fail]
 		return s.Regime, fmt.Sprintf("at load %s: %s", fmtNum(s.Load), s.RegimeEvidence)
@@ -125,15 +155,16 @@ func bottleneckOf(r capResult, steps []StepStats, sf segFit) (string, string) {
 	return RegimeNone, "no bottleneck reached"
 }
 
-// adviceFor says what to do about a bottleneck.
-func adviceFor(bottleneck string) string {
-	switch bottleneck {
-	case RegimeQueue:
-		return "Requests wait for a slot: add replicas behind a load balancer, or raise max_num_seqs if KV cache usage leaves room (check kv_cache_usage_perc and preemptions)."
-	case RegimeDecode:
-		return "Decode is memory-bandwidth bound: a GPU with faster HBM, weight/KV quantisation (FP8/INT4), or smaller batches per replica (more replicas) lower ITL."
-	case RegimePrefill:
-		return "Prefill dominates: enable chunked prefill and tune max_num_batched_tokens, use prefix caching for shared prompts, or a GPU with more FLOPS; consider disaggregated prefill."
+// belowFirstStepEvidence explains an SLA that fails at the lowest load: no saturation
+// limits it, the SLA is tighter than the deployment's (nearly) unloaded latency.
+func belowFirstStepEvidence(s *StepStats) string {
+	what := "the SLA is below the latency at the lowest load tested"
+	if s.Load <= 1 {
+		what = "the SLA is below the unloaded latency"
 	}
-	return "No bottleneck reached within the ladder: extend the ladder to find the limit."
+	v := strings.Join(s.SLAViolations, ", ")
+	if v == "" {
+		v = "the SLA fails"
+	}
+	return fmt.Sprintf("%s (at load %s: %s)", what, fmtNum(s.Load), v)
 }

@@ -92,36 +92,27 @@ func buildFit(steps []StepStats, sf segFit) *Fit {
 	if !ok {
 		return f
 	}
-	var ssRes, ssTot float64
-	withTTFT := 0
-	for i := range steps {
-		if steps[i].TTFTMs.N > 0 {
-			withTTFT++
-		}
-	}
-	steadyOnly := len(sf.pts) < withTTFT // the fit used the steady steps only: so does R²
-	var ys []float64
-	for i := range steps {
-		if steps[i].TTFTMs.N > 0 && (steps[i].SteadyState || !steadyOnly) {
-			ys = append(ys, steps[i].TTFTMs.P95)
-		}
-	}
-	mean := meanOf(ys)
-	for i := range steps {
-		s := &steps[i]
-		if s.TTFTMs.N == 0 {
+	// R² and the residuals cover the same steps: those the model was fitted to.
+	var ys, preds, loads []float64
+	for _, p := range sf.pts {
+		y, ok := p.stats[statKey("ttft", "p95")]
+		if !ok {
 			continue
 		}
-		n, ok := sf.eval.nAt(s.Load)
 		pred := math.NaN()
-		if ok {
+		if n, ok := sf.eval.nAt(p.load); ok {
 			pred = m.predict(cal, "ttft", n, m.lout)
 		}
-		res := s.TTFTMs.P95 - pred
-		f.Residuals = append(f.Residuals, res)
-		if !math.IsNaN(res) && (s.SteadyState || !steadyOnly) {
+		ys, preds, loads = append(ys, y), append(preds, pred), append(loads, p.load)
+	}
+	mean := meanOf(ys)
+	var ssRes, ssTot float64
+	for i, y := range ys {
+		res := y - preds[i]
+		f.Residuals, f.ResidualLoads = append(f.Residuals, res), append(f.ResidualLoads, loads[i])
+		if !math.IsNaN(res) {
 			ssRes += res * res
-			ssTot += (s.TTFTMs.P95 - mean) * (s.TTFTMs.P95 - mean)
+			ssTot += (y - mean) * (y - mean)
 		}
 	}
 	if ssTot > 0 {
@@ -172,36 +163,64 @@ func curve(steps []StepStats, sf segFit) []CurvePoint {
 	return out
 }
 
-// atCapacity fills the throughput, latency and users of a capacity result.
+// atCapacity fills the throughput, latency and users of a capacity result. The
+// throughput is the steady-state one: closed loop X = N / R (Little's law, R the mean
+// E2E interpolated at the capacity point like the capacity itself), open loop the rate,
+// so that X · R = N and the users with think time Z are X · (R + Z) = N · (R + Z) / R.
+// For a segment drawn from the mix, loads and users are the whole mix's (R is the mix's
+// E2E) and the throughputs are the segment's share.
 func atCapacity(c *Capacity, r capResult, steps []StepStats, sf segFit, thinkS float64) {
-	var x, tok, rS float64
+	closed := steps[0].Schedule == plan.ScheduleConcurrency
+	fromMix := steps[0].MixShare > 0
+	var rS, rMixS, lout, share float64 // E2E (s), the mix's E2E (s), output tokens, mix share
+	var x float64                      // model throughput (req/s) when the model decides
 	switch {
 	case r.method == MethodMeasured:
 		a, b := &steps[r.pass], &steps[r.fail]
 		lerp := func(u, v float64) float64 { return u + r.frac*(v-u) }
-		x = lerp(a.RequestThroughput, b.RequestThroughput)
-		tok = lerp(a.OutputTokenThroughput, b.OutputTokenThroughput)
 		rS = lerp(a.E2EMs.Mean, b.E2EMs.Mean) / 1000
-	case r.method == MethodModel && sf.ok:
+		rMixS = lerp(a.mixE2EMs, b.mixE2EMs) / 1000
+		lout, share = lerp(a.OutputTokensMean, b.OutputTokensMean), lerp(a.MixShare, b.MixShare)
+	case r.method == MethodModel && sf.ok && !fromMix:
 		n, _ := sf.eval.nAt(r.value)
 		m := sf.eval.m
-		x = 1000 * m.throughput(n, m.lout)
-		tok = x * m.lout
-		rS = m.e2e(n, m.lout) / 1000
-	case r.method == MethodModel && len(steps) > 0:
-		s := &steps[len(steps)-1]
-		x, tok, rS = s.RequestThroughput, s.OutputTokenThroughput, s.E2EMs.Mean/1000
+		x, lout, rS = 1000*m.throughput(n, m.lout), m.lout, m.e2e(n, m.lout)/1000
+	case r.method == MethodModel:
+		s := &steps[len(steps)-1] // the last step's latencies at the extrapolated load
+		rS, rMixS, lout, share = s.E2EMs.Mean/1000, s.mixE2EMs/1000, s.OutputTokensMean, s.MixShare
 	}
-	if steps[0].Schedule == plan.ScheduleConcurrency {
+	c.ThinkTimeS = thinkS
+	if fromMix {
+		rS = rMixS
+	}
+	if x == 0 {
+		x = steadyThroughput(closed, r.value, rS)
+	}
+	if closed {
 		c.MaxConcurrencyWithinSLA = r.value
 	} else {
 		c.MaxRateWithinSLA = r.value
 		c.MaxConcurrencyWithinSLA = r.value * rS // Little's law: requests in flight
 	}
-	c.ThroughputAtCapacity, c.OutputTokensPerSAtCapacity = x, tok
-	c.ThinkTimeS = thinkS
 	c.UsersWithThinkTime = x * (rS + thinkS)
-	if r.method == MethodBelowFirstStep || r.method == MethodNoData {
-		c.UsersWithThinkTime = 0
+	if fromMix {
+		x *= share
 	}
+	c.ThroughputAtCapacity, c.OutputTokensPerSAtCapacity = x, x*lout
+	if r.method == MethodBelowFirstStep || r.method == MethodNoData {
+		c.UsersWithThinkTime, c.ThroughputAtCapacity, c.OutputTokensPerSAtCapacity = 0, 0, 0
+	}
+	c.Users = int(math.Floor(c.UsersWithThinkTime + 1e-9))
+}
+
+// steadyThroughput is the steady-state throughput in req/s at a load: closed loop N / R
+// with R in seconds (0 when R is unknown), open loop the rate itself.
+func steadyThroughput(closed bool, load, rS float64) float64 {
+	if !closed {
+		return load
+	}
+	if rS <= 0 {
+		return 0
+	}
+	return load / rS
 }

@@ -83,6 +83,13 @@ func sizingOf(p *plan.Plan) sizing {
 func whatIfRows(c Capacity, sz sizing, whatIf []string) ([]WhatIf, []string) {
 	var rows []WhatIf
 	var warns []string
+	if c.Method == MethodBelowFirstStep || c.Method == MethodNoData || c.UsersWithThinkTime <= 0 {
+		if len(sz.targets) == 0 {
+			return nil, nil
+		}
+		return nil, []string{fmt.Sprintf("sizing not possible: no load met the SLA (%s), so no number of replicas serves the target users; what-if rows are left out",
+			orDash(c.LimitingConstraint))}
+	}
 	add := func(gpu string, projected bool, factor float64) {
 		for _, t := range sz.targets {
 			rows = append(rows, sizeRow(c, sz, gpu, projected, factor, t))
@@ -158,8 +165,12 @@ func answerSentence(a *Analysis, sz sizing) string {
 		src = fmt.Sprintf(" (tightest segment %q)", a.OverallSource)
 	}
 	if c.Method == MethodBelowFirstStep || c.Method == MethodNoData {
-		return fmt.Sprintf("%s%s misses the SLA already at the lowest load tested (%s); test lower loads or a faster deployment.",
-			who, src, c.LimitingConstraint)
+		why := "no load met it"
+		if c.BottleneckEvidence != "" {
+			why = c.BottleneckEvidence
+		}
+		return fmt.Sprintf("%s%s misses the SLA (%s) already at the lowest load tested: %s, so no number of replicas meets it; relax the SLA or use a faster deployment.",
+			who, src, orDash(c.LimitingConstraint), why)
 	}
 	if a.Schedule == plan.ScheduleTrace {
 		verdict := "meets the SLA on"
@@ -186,7 +197,7 @@ func answerSentence(a *Analysis, sz sizing) string {
 	}
 	s += ")"
 	if c.ThinkTimeS > 0 {
-		s += fmt.Sprintf(", i.e. %s users with %.0f s think time", commaInt(c.UsersWithThinkTime), c.ThinkTimeS)
+		s += fmt.Sprintf(", i.e. %s users with %.0f s think time", commaInt(float64(c.Users)), c.ThinkTimeS)
 	}
 	var big *WhatIf // the largest measured target
 	for i := range a.WhatIf {

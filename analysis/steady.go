@@ -52,11 +52,19 @@ func steadyState(s *StepStats, sm *stepSamples) (bool, string) {
 
 // requiredCompletions is the number of completed measured requests a step needs.
 func requiredCompletions(s *StepStats) (int, string) {
+	share := 1.0
+	if s.MixShare > 0 { // a segment drawn from the mix gets its share of the requests
+		share = s.MixShare
+	}
 	switch s.Schedule {
 	case plan.ScheduleConcurrency:
+		if share < 1 {
+			need := int(math.Ceil(steadyMinPerUser * float64(s.Concurrency) * share))
+			return need, fmt.Sprintf("%d × concurrency %d × mix share %.2f", steadyMinPerUser, s.Concurrency, share)
+		}
 		return steadyMinPerUser * s.Concurrency, fmt.Sprintf("%d × concurrency %d", steadyMinPerUser, s.Concurrency)
 	case plan.ScheduleRate:
-		inFlight := s.Rate * s.E2EMs.Mean / 1000
+		inFlight := share * s.Rate * s.E2EMs.Mean / 1000
 		need := int(math.Ceil(steadyMinPerUser * inFlight))
 		if need < 10 {
 			need = 10

@@ -26,6 +26,10 @@ type stepInput struct {
 	rate        float64
 	idx         []int32
 	icl         []float64
+	// share and mixE2EMs: for a segment drawn from a mix step, its share of the step's
+	// records and the mix step's mean E2E (ms); 0 for a step of its own.
+	share    float64
+	mixE2EMs float64
 }
 
 // stepAcc accumulates one step's counts and sums over its measured records.
@@ -103,7 +107,8 @@ func (acc *stepAcc) finish(s *StepStats) {
 // measure and grace included) and returns the per-request samples behind them.
 func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) (StepStats, *stepSamples) {
 	s := StepStats{Step: in.step, Segment: in.segment, Schedule: in.schedule,
-		Concurrency: in.concurrency, Rate: in.rate, ErrorClasses: map[string]int{}}
+		Concurrency: in.concurrency, Rate: in.rate, ErrorClasses: map[string]int{},
+		MixShare: in.share, mixE2EMs: in.mixE2EMs}
 	s.Load = float64(in.concurrency)
 	if in.schedule != plan.ScheduleConcurrency {
 		s.Load = in.rate
@@ -125,9 +130,31 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) 
 	if len(s.ErrorClasses) == 0 {
 		s.ErrorClasses = nil
 	}
+	s.LittleThroughputRps = littleThroughput(&s)
 	s.SteadyState, s.SteadyStateReason = steadyState(&s, sm)
 	s.MeetsSLA, s.SLAViolations = checkSLA(&s, cons, sla)
 	return s, sm
+}
+
+// littleThroughput is a step's steady-state throughput in req/s: closed loop N / R
+// (Little's law, R = mean E2E of successful requests), open loop and trace the rate; for
+// a segment drawn from a mix step, its share of the mix's steady-state throughput.
+func littleThroughput(s *StepStats) float64 {
+	x := s.Rate
+	if s.Schedule == plan.ScheduleConcurrency {
+		r := s.E2EMs.Mean
+		if s.MixShare > 0 {
+			r = s.mixE2EMs
+		}
+		x = 0
+		if r > 0 {
+			x = float64(s.Concurrency) / (r / 1000)
+		}
+	}
+	if s.MixShare > 0 {
+		x *= s.MixShare
+	}
+	return x
 }
 
 func (sm *stepSamples) add(q *request) {

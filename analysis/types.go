@@ -64,6 +64,17 @@ type StepStats struct {
 	GoodFraction float64 `json:"good_fraction"`
 	// PerUserOutputTokensPerS is the mean of OSL/E2E per request (tokens/s one user sees).
 	PerUserOutputTokensPerS float64 `json:"per_user_output_tokens_per_s"`
+	// LittleThroughputRps is the steady-state request throughput in req/s: closed loop
+	// N / R by Little's law (R = mean E2E of successful measured requests), open loop the
+	// rate. Unlike RequestThroughput it excludes the drain tail after the window, when
+	// fewer than N requests are in flight. For a segment analysed from the mix's records
+	// it is MixShare × the mix step's steady-state throughput.
+	LittleThroughputRps float64 `json:"little_throughput_rps"`
+	// MixShare is, for a segment analysed from the mix's records (ladder.per_segment
+	// false), its share of the mix step's measured requests; 0 for a step of its own.
+	MixShare float64 `json:"mix_share,omitempty"`
+	// mixE2EMs is the mix step's mean E2E (ms) when MixShare > 0.
+	mixE2EMs float64
 
 	IntendedPromptTokensMean float64 `json:"intended_prompt_tokens_mean"`
 	PromptTokensMean         float64 `json:"prompt_tokens_mean"`
@@ -109,9 +120,12 @@ type Fit struct {
 	DecodePerSeqMs float64 `json:"decode_per_seq_ms"`
 	// PrefillMsPerKToken models prefill time per 1k prompt tokens in flight.
 	PrefillMsPerKToken float64 `json:"prefill_ms_per_ktoken"`
-	// R2 of the TTFT fit and its residuals per step (measured − predicted, ms).
-	R2        float64   `json:"r2"`
-	Residuals []float64 `json:"residuals"`
+	// R2 of the TTFT p95 fit and its residuals (measured − predicted, ms), both over the
+	// steps the model was fitted to (the steady steps when at least two are steady, else
+	// every step with TTFT data); ResidualLoads gives each residual's load.
+	R2            float64   `json:"r2"`
+	Residuals     []float64 `json:"residuals"`
+	ResidualLoads []float64 `json:"residual_loads"`
 	// BootstrapReps is the number of bootstrap resamples behind the intervals.
 	BootstrapReps int `json:"bootstrap_reps"`
 	// Curve is the model's predicted TTFT p95 / ITL p50 over a load grid (for charts).
@@ -144,12 +158,18 @@ type Capacity struct {
 	BottleneckEvidence string `json:"bottleneck_evidence"`
 	// LimitingConstraint names the SLA constraint that binds first, e.g. "ttft p95 ≤ 500 ms".
 	LimitingConstraint string `json:"limiting_constraint"`
-	// ThroughputAtCapacity in req/s and output tokens/s at the capacity point.
+	// ThroughputAtCapacity in req/s and output tokens/s at the capacity point: the
+	// steady-state throughput (closed loop N / R by Little's law with R the mean E2E
+	// interpolated at the capacity point; open loop the rate), not the drain-diluted
+	// RequestThroughput of the steps.
 	ThroughputAtCapacity       float64 `json:"throughput_at_capacity_rps"`
 	OutputTokensPerSAtCapacity float64 `json:"output_tokens_per_s_at_capacity"`
-	// UsersWithThinkTime = X · (R + Z) at capacity.
+	// UsersWithThinkTime = X · (R + Z) at capacity; closed loop N + X·Z = N·(R + Z)/R.
 	UsersWithThinkTime float64 `json:"users_with_think_time"`
-	ThinkTimeS         float64 `json:"think_time_s"`
+	// Users is UsersWithThinkTime rounded down (the conservative figure the answer
+	// sentence states); 0 when sizing is not possible.
+	Users      int     `json:"users"`
+	ThinkTimeS float64 `json:"think_time_s"`
 	// Advice: what to do about the bottleneck (more replicas, faster GPU, engine settings).
 	Advice string `json:"advice"`
 }
@@ -168,8 +188,13 @@ type WhatIf struct {
 
 // SegmentAnalysis is the analysis of one segment's ladder (or of the mix).
 type SegmentAnalysis struct {
-	Segment  string      `json:"segment"`
-	Weight   float64     `json:"weight"`
+	Segment string  `json:"segment"`
+	Weight  float64 `json:"weight"`
+	// FromMix: the segment ran only inside the mix (ladder.per_segment false) and is
+	// analysed from the mix steps' records drawn from it. Its loads, capacity and users
+	// are then the whole mix's (the mix load at which this segment's requests still meet
+	// the SLA), while its throughputs are its own share.
+	FromMix  bool        `json:"from_mix,omitempty"`
 	Steps    []StepStats `json:"steps"`
 	Fit      *Fit        `json:"fit,omitempty"`
 	Capacity Capacity    `json:"capacity"`
