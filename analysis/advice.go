@@ -56,7 +56,11 @@ func slotsOf(ground map[string]any, f *Fit) (int, string) {
 // server's KV cache evidence and the slot count when known.
 func adviceFor(c Capacity, sa *SegmentAnalysis, ground map[string]any) string {
 	if c.Method == MethodBelowFirstStep {
-		return "The SLA is tighter than this deployment achieves even at the lowest load tested, so more replicas cannot help: relax the SLA, or use a faster GPU or a smaller model; if the lowest load was above 1, test lower loads."
+		s := "The SLA is tighter than this deployment achieves even at the lowest load tested, so more replicas cannot help: relax the SLA, or use a faster GPU or a smaller model."
+		if len(sa.Steps) > 0 && sa.Steps[0].Load > 1 {
+			s += " Test lower loads too: the lowest tested was " + fmtNum(sa.Steps[0].Load) + "."
+		}
+		return s
 	}
 	switch c.Bottleneck {
 	case RegimeQueue:

@@ -93,6 +93,9 @@ func TestStepStatisticsHandComputed(t *testing.T) {
 	near(t, "request throughput", s.RequestThroughput, 7/10.2, 1e-9)
 	near(t, "output token throughput", s.OutputTokenThroughput, 61/10.2, 1e-9)
 	near(t, "total token throughput", s.TotalTokenThroughput, (61+700)/10.2, 1e-9)
+	// Little's law: 2 users / mean E2E of the 6 successful requests with output tokens
+	// (1000, 1500, 2000, 2500, 150 and 7000 ms).
+	near(t, "little throughput", s.LittleThroughputRps, 2/(14150.0/6/1000), 1e-9)
 	// Good: TTFT ≤ 300 and ITL ≤ 25 → the 100, 200 and 300 ms requests.
 	near(t, "goodput", s.Goodput, 3/10.2, 1e-9)
 	near(t, "good fraction", s.GoodFraction, 3.0/9, 1e-12)
