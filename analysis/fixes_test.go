@@ -85,6 +85,7 @@ func TestQueueEvidenceUsesTheITLRatio(t *testing.T) {
 		{10.5, 10.8, "TTFT rising while ITL stays flat"},
 		{20, 21, "ITL rose ×2.1 as the batch filled, then stayed flat once slots were full (×1.05 vs load 16)"},
 		{15, 21, "TTFT rising and ITL still rising (×1.40 vs load 16)"},
+		{24, 14, "TTFT rising while ITL fell (×0.58 vs load 16, ×1.40 vs load 1)"},
 	}
 	for _, c := range cases {
 		steps := []StepStats{stepWith(1, 20, 10, 0), stepWith(16, 25, c.itl16, 0), stepWith(32, 900, c.itl32, 16)}

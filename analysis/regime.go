@@ -52,9 +52,12 @@ func queueEvidence(s, base, prev *StepStats, itlX float64, why string) string {
 	switch {
 	case itlX < itlRiseFactor:
 		return "TTFT rising while ITL stays flat: " + why
-	case prev != base && prevX < itlFlatFactor:
+	case prev != base && prevX < itlFlatFactor && prevX > 1/itlFlatFactor:
 		return fmt.Sprintf("ITL rose ×%.1f as the batch filled, then stayed flat once slots were full (×%.2f vs load %s) while TTFT rose: %s",
 			itlX, prevX, fmtNum(prev.Load), why)
+	case prevX <= 1/itlFlatFactor:
+		return fmt.Sprintf("TTFT rising while ITL fell (×%.2f vs load %s, ×%.2f vs load %s): %s",
+			prevX, fmtNum(prev.Load), itlX, fmtNum(base.Load), why)
 	}
 	return fmt.Sprintf("TTFT rising and ITL still rising (×%.2f vs load %s): %s while the batch grows",
 		prevX, fmtNum(prev.Load), why)

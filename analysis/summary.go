@@ -68,8 +68,12 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 	if c.MaxRateWithinSLA > 0 {
 		what = fmt.Sprintf("max rate %.2f req/s", c.MaxRateWithinSLA)
 	}
-	fmt.Fprintf(w, "Capacity: %s [%.1f, %.1f] (%s), bound by %s, %s-bound; %.1f users with %.0f s think time\n",
-		what, c.CILow, c.CIHigh, c.Method, orDash(c.LimitingConstraint), c.Bottleneck, c.UsersWithThinkTime, c.ThinkTimeS)
+	bound := c.Bottleneck + "-bound"
+	if c.Bottleneck == RegimeNone || c.Bottleneck == "" {
+		bound = "no bottleneck"
+	}
+	fmt.Fprintf(w, "Capacity: %s [%.1f, %.1f] (%s), bound by %s, %s; %.2f req/s steady; %d users with %.0f s think time\n",
+		what, c.CILow, c.CIHigh, c.Method, orDash(c.LimitingConstraint), bound, c.ThroughputAtCapacity, c.Users, c.ThinkTimeS)
 }
 
 func orDash(s string) string {
