@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,11 +86,36 @@ func chartSpecs(in *input) []chartSpec {
 	if len(in.metrics) > 0 {
 		specs = append(specs,
 			chartSpec{"server-queue", "Server queue over time", "", "server-queue",
-				func() (*plot.Plot, error) { return ServerQueuePlot(in.metrics) }},
+				func() (*plot.Plot, error) { return ServerQueuePlot(in.metrics, stepLabels(a), slotLimit(a)) }},
 			chartSpec{"server-kv", "KV cache usage over time", "", "server-kv",
 				func() (*plot.Plot, error) { return ServerKVPlot(in.metrics) }})
 	}
 	return specs
+}
+
+// stepLabels maps each step number to a short "segment@load" label for the server charts.
+func stepLabels(a *analysis.Analysis) map[int]string {
+	out := map[int]string{}
+	for _, seg := range allSegments(a) {
+		for _, s := range seg.Steps {
+			out[s.Step] = seg.Segment + "@" + loadText(s.Load)
+		}
+	}
+	return out
+}
+
+// slotLimit is the number of requests the server runs at once when known: the
+// simulator's max_num_seqs, else the headline ladder's fitted slots (NaN when unknown).
+func slotLimit(a *analysis.Analysis) float64 {
+	if a.Plan.Target.IsSimulator() && a.Plan.Target.Simulator.MaxNumSeqs > 0 {
+		return float64(a.Plan.Target.Simulator.MaxNumSeqs)
+	}
+	for _, seg := range allSegments(a) {
+		if seg.Segment == a.OverallSource && seg.Fit != nil && seg.Fit.Slots > 0 {
+			return math.Round(seg.Fit.Slots)
+		}
+	}
+	return math.NaN()
 }
 
 // buildCharts builds and renders every chart in parallel; charts whose data is
@@ -108,6 +134,7 @@ func buildCharts(in *input) []Chart {
 			defer func() { <-sem }()
 			p, err := s.build()
 			if err == nil {
+				p.Add(legendBackground{})
 				out[i].SVG, err = RenderSVG(p, ChartWidth, ChartHeight)
 			}
 			if err == nil {
@@ -193,23 +220,122 @@ func newPlot(title, x, y string) *plot.Plot {
 	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
 		ax.Label.TextStyle.Font.Size, ax.Label.TextStyle.Font.Variant = vg.Points(9), chartFontVariant
 		ax.Tick.Label.Font.Size, ax.Tick.Label.Font.Variant = vg.Points(8), chartFontVariant
-		ax.Tick.Marker = compactTicks{plot.DefaultTicks{}}
+		ax.Tick.Marker = niceTicks{}
 	}
 	return p
 }
 
-// compactTicks formats tick labels with the fewest digits ("25", not "25.00").
-type compactTicks struct{ plot.Ticker }
+// niceTicks labels a linear axis every 1, 2, 2.5 or 5 × 10^k, about six labels per
+// axis (gonum's default gives as few as three), with the fewest digits ("25").
+type niceTicks struct{}
 
 // Ticks implements plot.Ticker.
-func (c compactTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := c.Ticker.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !finite(lo) || !finite(hi) || !(hi > lo) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	raw := (hi - lo) / 6
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
 		}
 	}
+	var ticks []plot.Tick
+	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
+		v := i * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 6, 64)})
+	}
 	return ticks
+}
+
+// loadAxis labels the x axis at the measured loads (when there are at most 12 of
+// them) and ends it just past the largest of them (or the capacity, if beyond), so
+// model curves do not stretch the axis past the data.
+func loadAxis(p *plot.Plot, a *analysis.Analysis, seg analysis.SegmentAnalysis) {
+	var loads []float64
+	for _, s := range seg.Steps {
+		if finite(s.Load) && !slices.Contains(loads, s.Load) {
+			loads = append(loads, s.Load)
+		}
+	}
+	if len(loads) == 0 {
+		return
+	}
+	slices.Sort(loads)
+	hi := loads[len(loads)-1]
+	if c := capacityLoad(a, seg.Capacity); finite(c) {
+		hi = max(hi, c)
+	}
+	p.X.Min, p.X.Max = 0, 1.05*hi
+	if len(loads) > 12 {
+		return
+	}
+	var ticks plot.ConstantTicks
+	for _, l := range loads {
+		ticks = append(ticks, plot.Tick{Value: l, Label: loadText(l)})
+	}
+	p.X.Tick.Marker = ticks
+}
+
+// legendBackground is a plotter, added last, that paints a translucent white box
+// where the legend will be drawn, so lines under the legend do not run through it.
+type legendBackground struct{}
+
+// Plot implements plot.Plotter.
+func (legendBackground) Plot(c draw.Canvas, p *plot.Plot) {
+	l := &p.Legend
+	n := legendEntries(p)
+	if n == 0 {
+		return
+	}
+	sty := l.TextStyle
+	em := sty.Rectangle(" ")
+	enth := sty.Rectangle("Mg").Max.Y
+	w := l.ThumbnailWidth + em.Max.X + legendTextWidth(p)
+	h := vg.Length(n)*enth + vg.Length(n-1)*l.Padding + sty.FontExtents().Descent
+	var r vg.Rectangle
+	if l.Left {
+		r.Min.X = c.Min.X + l.XOffs
+	} else {
+		r.Min.X = c.Max.X + l.XOffs - w
+	}
+	if l.Top {
+		r.Min.Y = c.Max.Y + l.YOffs - h
+	} else {
+		r.Min.Y = c.Min.Y + l.YOffs
+	}
+	pad := vg.Points(4)
+	r.Min.X, r.Min.Y = r.Min.X-pad, r.Min.Y-pad
+	r.Max = vg.Point{X: r.Min.X + w + 2*pad, Y: r.Min.Y + h + 2*pad}
+	c.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 225})
+	c.Fill(r.Path())
+}
+
+// legendEntries and legendTextWidth measure the legend through its own Rectangle
+// (entries are unexported): the height of one entry is the text height.
+func legendEntries(p *plot.Plot) int {
+	l := p.Legend
+	enth := l.TextStyle.Rectangle("Mg").Max.Y
+	r := l.Rectangle(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: 1000, Y: 1000}}})
+	h := r.Max.Y - r.Min.Y
+	if h <= 0 || enth <= 0 {
+		return 0
+	}
+	return int(math.Round(float64((h + l.Padding) / (enth + l.Padding))))
+}
+
+// legendTextWidth is the widest legend entry's thumbnail plus text width, less the
+// thumbnail (see legendBackground).
+func legendTextWidth(p *plot.Plot) vg.Length {
+	l := p.Legend
+	r := l.Rectangle(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: 1000, Y: 1000}}})
+	return r.Max.X - r.Min.X - l.ThumbnailWidth
 }
 
 // xys builds points from f over the steps, dropping non-finite points (and non-positive

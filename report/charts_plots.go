@@ -54,6 +54,7 @@ func TTFTPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, e
 	if err := markCapacity(p, a, seg, threshold, ys, logY); err != nil {
 		return nil, err
 	}
+	loadAxis(p, a, seg)
 	return p, nil
 }
 
@@ -110,6 +111,7 @@ func ITLPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 	}
 	p.Y.Min = 0
 	p.Legend.Left = false
+	loadAxis(p, a, seg)
 	return p, nil
 }
 
@@ -164,6 +166,7 @@ func ThroughputPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.P
 		return nil, err
 	}
 	p.Y.Min = 0
+	loadAxis(p, a, seg)
 	return p, nil
 }
 
@@ -215,6 +218,7 @@ func FitPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 		}
 	}
 	p.Y.Min = 0
+	loadAxis(p, a, seg)
 	return p, nil
 }
 
@@ -263,26 +267,28 @@ func ParetoPlot(a *analysis.Analysis) (*plot.Plot, error) {
 // cdfMaxPoints bounds the points of one CDF line (evenly spaced ranks).
 const cdfMaxPoints = 300
 
-// cdfSteps picks up to three steps to show: the lowest load, the one nearest the
-// capacity point, and the highest load.
+// cdfSteps picks up to three distinct steps to show: the lowest load, the highest
+// load, and between them the step nearest the capacity point (else the middle one).
 func cdfSteps(a *analysis.Analysis, seg analysis.SegmentAnalysis) []analysis.StepStats {
 	if len(seg.Steps) == 0 {
 		return nil
 	}
 	steps := slices.Clone(seg.Steps)
 	slices.SortStableFunc(steps, func(x, y analysis.StepStats) int { return cmpFloat(x.Load, y.Load) })
-	pick := []analysis.StepStats{steps[0]}
+	steps = slices.CompactFunc(steps, func(x, y analysis.StepStats) bool { return x.Load == y.Load })
+	if len(steps) <= 3 {
+		return steps
+	}
+	inner := steps[1 : len(steps)-1]
+	mid := inner[len(inner)/2]
 	if cl := capacityLoad(a, seg.Capacity); finite(cl) {
-		best := steps[0]
-		for _, s := range steps {
-			if math.Abs(s.Load-cl) < math.Abs(best.Load-cl) {
-				best = s
+		for _, s := range inner {
+			if math.Abs(s.Load-cl) < math.Abs(mid.Load-cl) {
+				mid = s
 			}
 		}
-		pick = append(pick, best)
 	}
-	pick = append(pick, steps[len(steps)-1])
-	return slices.CompactFunc(pick, func(x, y analysis.StepStats) bool { return x.Step == y.Step })
+	return []analysis.StepStats{steps[0], mid, steps[len(steps)-1]}
 }
 
 // cmpFloat orders floats, NaN last.
@@ -335,6 +341,7 @@ func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []sweep
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks125{}
 	}
 	n := 0
+	var all plotter.XYs
 	for i, s := range picks {
 		v := vals[s.Step]
 		if len(v) == 0 {
@@ -342,20 +349,66 @@ func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []sweep
 		}
 		slices.Sort(v)
 		name := fmt.Sprintf("%s %s (n=%d)", loadText(s.Load), loadName(a), len(v))
-		if err := addPlainLine(p, name, cdfPoints(v), i, nil); err != nil {
+		pts := cdfPoints(v)
+		if err := addPlainLine(p, name, pts, i, nil); err != nil {
 			return nil, err
 		}
+		all = append(all, pts...)
 		n++
 	}
 	if n == 0 {
 		return nil, fmt.Errorf("segment %s: no TTFT values in records", seg.Segment)
 	}
-	// Room above the curves (which end at 1) for the legend; ticks only over [0, 1].
-	p.Y.Min, p.Y.Max = 0, 1.4
-	p.Legend.Top, p.Legend.Left = true, true
+	p.Y.Min, p.Y.Max = 0, 1
+	top, left, free := freeCorner(all, positive)
+	p.Legend.Top, p.Legend.Left = top, left
+	if !free {
+		// No corner is free: widen the x axis to the right and put the legend there.
+		p.Legend.Top, p.Legend.Left = false, false
+		if positive {
+			p.X.Max = p.X.Max * math.Pow(p.X.Max/p.X.Min, 0.6)
+		} else {
+			p.X.Max += 0.6 * (p.X.Max - p.X.Min)
+		}
+	}
 	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"},
 		{Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}}
 	return p, nil
+}
+
+// freeCorner picks the plot corner (top?, left?) whose legend-sized box, about 40% of
+// the x range by 25% of a [0, 1] y range, holds none of pts (x on a log10 scale when
+// logX), preferring the top left; free is false when every corner holds some.
+func freeCorner(pts plotter.XYs, logX bool) (top, left, free bool) {
+	fx := func(x float64) float64 {
+		if logX {
+			return math.Log10(x)
+		}
+		return x
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, pt := range pts {
+		lo, hi = math.Min(lo, fx(pt.X)), math.Max(hi, fx(pt.X))
+	}
+	if !(hi > lo) {
+		return true, true, true
+	}
+	best := -1
+	for _, c := range []struct{ top, left bool }{{true, true}, {false, false}, {true, false}, {false, true}} {
+		n := 0
+		for _, pt := range pts {
+			u := (fx(pt.X) - lo) / (hi - lo)
+			inX := (c.left && u <= 0.4) || (!c.left && u >= 0.6)
+			inY := (c.top && pt.Y >= 0.75) || (!c.top && pt.Y <= 0.25)
+			if inX && inY {
+				n++
+			}
+		}
+		if best < 0 || n < best {
+			best, top, left = n, c.top, c.left
+		}
+	}
+	return top, left, best == 0
 }
 
 // cdfPoints turns sorted values into at most cdfMaxPoints CDF points.

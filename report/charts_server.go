@@ -2,11 +2,15 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/llmcap/llmcap/sweep"
 )
@@ -67,13 +71,16 @@ func serverSeries(samples []sweep.MetricSample, names []string, scale float64) p
 }
 
 // shadeSteps adds alternating background bands for each step's time span (Step ≥ 0),
-// from y = 0 to yMax, before the series so they are drawn underneath.
-func shadeSteps(p *plot.Plot, samples []sweep.MetricSample, yMax float64) error {
+// from y = 0 to yMax, before the series so they are drawn underneath; with labels, each
+// band is labelled (rotated) with its step's label, reading down from the top.
+func shadeSteps(p *plot.Plot, samples []sweep.MetricSample, yMax float64, labels map[int]string) error {
 	if len(samples) == 0 || !(yMax > 0) {
 		return nil
 	}
 	t0 := samples[0].TimeNs
 	band := 0
+	var at plotter.XYs
+	var names []string
 	for i := 0; i < len(samples); {
 		j := i
 		for j+1 < len(samples) && samples[j+1].Step == samples[i].Step {
@@ -88,33 +95,90 @@ func shadeSteps(p *plot.Plot, samples []sweep.MetricSample, yMax float64) error 
 			poly.Color, poly.LineStyle.Width = shadeCols[band%len(shadeCols)], 0
 			p.Add(poly)
 			band++
+			if l, ok := labels[samples[i].Step]; ok {
+				at, names = append(at, plotter.XY{X: (x0 + x1) / 2, Y: yMax}), append(names, l)
+			}
 		}
 		i = j + 1
 	}
+	return addBandLabels(p, at, names)
+}
+
+// addBandLabels writes small vertical labels hanging from the points at.
+func addBandLabels(p *plot.Plot, at plotter.XYs, names []string) error {
+	if len(at) == 0 {
+		return nil
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: names})
+	if err != nil {
+		return fmt.Errorf("step labels: %w", err)
+	}
+	for i := range lb.TextStyle {
+		st := &lb.TextStyle[i]
+		st.Font.Size, st.Font.Variant = vg.Points(5.5), chartFontVariant
+		st.Rotation = -math.Pi / 2
+		st.XAlign, st.YAlign = draw.XLeft, draw.YCenter
+		st.Color = colGreyRGBA
+	}
+	lb.Offset = vg.Point{Y: -vg.Points(2)}
+	p.Add(lb)
 	return nil
 }
 
 // ServerQueuePlot is the server's running and waiting requests over time, with the
-// sweep's steps shaded (from server-metrics.jsonl, first endpoint only).
-func ServerQueuePlot(samples []sweep.MetricSample) (*plot.Plot, error) {
+// sweep's steps shaded and labelled (labels: step → "segment@load"; nil for none) and
+// the slot limit (max_num_seqs; NaN when unknown) as a dashed line. It reads
+// server-metrics.jsonl, first endpoint only.
+func ServerQueuePlot(samples []sweep.MetricSample, labels map[int]string, slots float64) (*plot.Plot, error) {
 	s := firstURLSamples(samples)
 	running := serverSeries(s, metricRunning, 1)
 	waiting := serverSeries(s, metricWaiting, 1)
 	if len(running)+len(waiting) == 0 {
 		return nil, fmt.Errorf("server metrics: no running/waiting request gauges")
 	}
-	p := newPlot("Server queue (steps shaded)", "time since first scrape (s)", "requests")
-	if err := shadeSteps(p, s, 1.05*maxY(running, waiting)); err != nil {
+	p := newPlot("Server queue (steps shaded, labelled segment@load)", "time since first scrape (s)", "requests")
+	top := maxY(running, waiting)
+	if finite(slots) {
+		top = max(top, slots)
+	}
+	// The bands reach above the data: the step labels hang in that space.
+	if err := shadeSteps(p, s, 1.45*top, labels); err != nil {
 		return nil, err
 	}
 	if err := addPlainLine(p, "running", running, 0, nil); err != nil {
 		return nil, err
 	}
-	if err := addPlainLine(p, "waiting (queued)", waiting, 3, nil); err != nil {
+	// Waiting is dashed, so where it equals running both stay visible.
+	if err := addPlainLine(p, "waiting (queued)", waiting, 3, []vg.Length{vg.Points(4), vg.Points(3)}); err != nil {
 		return nil, err
 	}
-	p.Y.Min = 0
+	if finite(slots) && slots > 0 {
+		hline(p, fmt.Sprintf("slot limit %s (max_num_seqs)", loadText(slots)), slots, colGreyRGBA)
+		p.Y.Tick.Marker = withTick{niceTicks{}, slots}
+	}
+	p.Y.Min, p.Y.Max = 0, 1.45*top
+	p.Legend.Top, p.Legend.Left = false, false
 	return p, nil
+}
+
+// withTick is a ticker that adds one labelled tick at v (e.g. the slot limit).
+type withTick struct {
+	plot.Ticker
+	v float64
+}
+
+// Ticks implements plot.Ticker.
+func (w withTick) Ticks(lo, hi float64) []plot.Tick {
+	ticks := w.Ticker.Ticks(lo, hi)
+	for _, t := range ticks {
+		if t.Value == w.v {
+			return ticks
+		}
+	}
+	if w.v < lo || w.v > hi {
+		return ticks
+	}
+	return append(ticks, plot.Tick{Value: w.v, Label: strconv.FormatFloat(w.v, 'g', 6, 64)})
 }
 
 // ServerKVPlot is the server's KV cache usage (%) over time with the steps shaded.
@@ -125,7 +189,7 @@ func ServerKVPlot(samples []sweep.MetricSample) (*plot.Plot, error) {
 		return nil, fmt.Errorf("server metrics: no KV cache usage gauge")
 	}
 	p := newPlot("KV cache usage (steps shaded)", "time since first scrape (s)", "KV cache usage (%)")
-	if err := shadeSteps(p, s, 100); err != nil {
+	if err := shadeSteps(p, s, 100, nil); err != nil {
 		return nil, err
 	}
 	if err := addPlainLine(p, "KV cache usage", kv, 4, nil); err != nil {
@@ -147,3 +211,6 @@ func maxY(series ...plotter.XYs) float64 {
 	}
 	return m
 }
+
+// colGreyRGBA is the colour of chart annotations.
+var colGreyRGBA = color.RGBA{R: 90, G: 90, B: 90, A: 255}

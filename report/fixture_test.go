@@ -160,7 +160,7 @@ func fxAnalysis() *analysis.Analysis {
 			scale     float64
 		}{{"H100-SXM", false, 1}, {"A100-80G", true, 0.55}} {
 			upr := users * g.scale
-			rep := int(math.Ceil(float64(t) / (upr * 0.8)))
+			rep := int(math.Ceil(float64(t) / (math.Floor(upr) * 0.8))) // whole users per replica
 			a.WhatIf = append(a.WhatIf, analysis.WhatIf{GPU: g.name, Projected: g.projected, UsersPerReplica: upr, TargetUsers: t,
 				Replicas: rep, GPUs: rep, CostPerMonthUSD: float64(rep) * 2.5 * hoursPerMonth, CostPerMOutputUSD: 0.42 / g.scale})
 		}

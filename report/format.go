@@ -173,19 +173,109 @@ func statOf(s analysis.Summary, stat string) float64 {
 	return math.NaN()
 }
 
-// bottleneckVerdict is the plain-words verdict for a regime name.
+// bottleneckVerdict is the plain-words verdict for a regime name: the regime's long
+// name, then what it means in parentheses.
 func bottleneckVerdict(regime string) string {
 	switch regime {
 	case analysis.RegimeQueue:
-		return "queue/admission-bound: requests wait for a free slot or KV cache; TTFT rises while ITL stays flat"
+		return "queue/admission-bound (requests wait for a free slot or KV cache space; TTFT rises while ITL stays flat)"
 	case analysis.RegimePrefill:
-		return "prefill-bound: long prompts dominate; TTFT grows with prompt tokens in flight and ITL is inflated"
+		return "prefill-bound (long prompts dominate; TTFT grows with prompt tokens in flight and ITL is inflated)"
 	case analysis.RegimeDecode:
-		return "decode-bound: ITL rises with the batch size (memory-bandwidth bound)"
+		return "decode-bound (ITL rises with the batch size: memory-bandwidth bound)"
 	case analysis.RegimeNone, "":
-		return "no saturation observed within the ladder"
+		return "none (no saturation observed within the ladder)"
 	}
 	return regime
+}
+
+// wholeUsers is a users-per-replica figure as whole users, rounded down (a replica
+// cannot serve a fraction of a user); the same figure everywhere in the report.
+func wholeUsers(v float64) int {
+	if !finite(v) || v <= 0 {
+		return 0
+	}
+	return int(math.Floor(v + 1e-6))
+}
+
+// usersText formats a users-per-replica figure as whole users ("–" when unknown).
+func usersText(v float64) string {
+	if !finite(v) || v <= 0 {
+		return "–"
+	}
+	return num(float64(wholeUsers(v)), 0)
+}
+
+// weightShares maps mix weights to shares of their sum (0..1); weights that do not
+// sum to a positive number are returned as they are.
+func weightShares(ws []float64) []float64 {
+	sum := 0.0
+	for _, w := range ws {
+		if finite(w) && w > 0 {
+			sum += w
+		}
+	}
+	out := make([]float64, len(ws))
+	for i, w := range ws {
+		out[i] = w
+		if sum > 0 {
+			out[i] = w / sum
+		}
+	}
+	return out
+}
+
+// segmentShares are the analysed segments' mix weights as shares of their sum, in
+// a.Segments order.
+func segmentShares(a *analysis.Analysis) []float64 {
+	ws := make([]float64, len(a.Segments))
+	for i, s := range a.Segments {
+		ws[i] = s.Weight
+	}
+	return weightShares(ws)
+}
+
+// shareOf is one segment's share of the mix (NaN for the mix itself or an unknown
+// segment).
+func shareOf(a *analysis.Analysis, segment string) float64 {
+	shares := segmentShares(a)
+	for i, s := range a.Segments {
+		if s.Segment == segment {
+			return shares[i]
+		}
+	}
+	return math.NaN()
+}
+
+// shareText formats a 0..1 share as a whole percentage ("70%"), one decimal when it
+// is not whole.
+func shareText(v float64) string {
+	if !finite(v) {
+		return "–"
+	}
+	p := 100 * v
+	if math.Abs(p-math.Round(p)) < 0.05 {
+		return num(math.Round(p), 0) + "%"
+	}
+	return num(p, 1) + "%"
+}
+
+// headlineTarget is the largest target user count of the plan (what the answer's
+// sizing names), else the largest what-if target, else 1,000.
+func headlineTarget(a *analysis.Analysis) int {
+	t := 0
+	for _, v := range a.Plan.Report.TargetUsers {
+		t = max(t, v)
+	}
+	if t <= 0 {
+		for _, w := range a.WhatIf {
+			t = max(t, w.TargetUsers)
+		}
+	}
+	if t <= 0 {
+		return 1000
+	}
+	return t
 }
 
 // deploymentGPU is the GPU the deployment runs on, for sentences ("" when unknown).

@@ -20,7 +20,7 @@ func renderMarkdown(in *input, charts []string) string {
 	}
 	b.WriteString(".\n\n")
 	fmt.Fprintf(&b, "**%s**\n\n", mdEscape(answer(a)))
-	fmt.Fprintf(&b, "**Bottleneck:** %s — %s.\n\n", orDash(a.Overall.Bottleneck), bottleneckVerdict(a.Overall.Bottleneck))
+	fmt.Fprintf(&b, "**Bottleneck:** %s.\n\n", bottleneckVerdict(a.Overall.Bottleneck))
 	fmt.Fprintf(&b, "**What to do:** %s\n\n", mdEscape(advice(a)))
 	b.WriteString("## Key numbers\n\n| | |\n|---|---|\n")
 	for _, kv := range keyNumbers(a) {
@@ -28,14 +28,17 @@ func renderMarkdown(in *input, charts []string) string {
 	}
 	if ws := warnings(a); len(ws) > 0 {
 		b.WriteString("\n## Warnings\n\n")
+		if scope := warningScope(a, ws); scope != "" {
+			fmt.Fprintf(&b, "%s\n\n", mdEscape(scope))
+		}
 		for _, w := range ws {
 			fmt.Fprintf(&b, "- %s\n", mdEscape(w))
 		}
 	}
-	b.WriteString("\n## Segments\n\n| segment | weight | capacity | band | method | bottleneck | binding constraint |\n|---|---:|---:|---|---|---|---|\n")
+	b.WriteString("\n## Segments\n\n| segment | mix share | capacity | band | method | bottleneck | binding constraint |\n|---|---:|---:|---|---|---|---|\n")
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
-		fmt.Fprintf(&b, "| %s | %s | %s | %s – %s | %s | %s | %s |\n", mdEscape(seg.Segment), num(seg.Weight, 2),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s – %s | %s | %s | %s |\n", mdEscape(seg.Segment), shareText(shareOf(a, seg.Segment)),
 			capacityText(a, c), auto(c.CILow), auto(c.CIHigh), c.Method, orDash(c.Bottleneck), mdEscape(orDash(c.LimitingConstraint)))
 	}
 	writeMarkdownWhatIf(&b, a.WhatIf)
@@ -61,7 +64,7 @@ func writeMarkdownWhatIf(b *strings.Builder, rows []analysis.WhatIf) {
 		if w.Projected {
 			note = "projected"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", mdEscape(w.GPU), auto(w.UsersPerReplica),
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", mdEscape(w.GPU), usersText(w.UsersPerReplica),
 			num(float64(w.TargetUsers), 0), w.Replicas, w.GPUs, usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD), note)
 	}
 }

@@ -123,8 +123,8 @@ func buildPDF(in *input, charts []Chart) (core.Maroto, error) {
 // pdfHeader is the header on every page: the title left, run id and date right.
 func pdfHeader(in *input) core.Row {
 	return row.New(pdfHeaderH).Add(
-		text.NewCol(14, clipRunes(title(in.a), 45), props.Text{Size: 10, Style: fontstyle.Bold, Top: 2}),
-		text.NewCol(10, fmt.Sprintf("run %s · %s", in.a.RunID, dateText(in.date)), props.Text{Size: 7, Align: align.Right, Top: 3, Color: colGrey}),
+		text.NewCol(16, clipRunes(title(in.a), 80), props.Text{Size: 8.5, Style: fontstyle.Bold, Top: 1}),
+		text.NewCol(8, fmt.Sprintf("run %s · %s", in.a.RunID, dateText(in.date)), props.Text{Size: 7, Align: align.Right, Top: 1, Color: colGrey}),
 	).WithStyle(&props.Cell{BorderType: border.Bottom, BorderColor: colGrey, BorderThickness: 0.2})
 }
 

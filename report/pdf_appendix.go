@@ -15,13 +15,13 @@ func capacitySection(in *input) []core.Row {
 	a := in.a
 	rows := []core.Row{heading("Capacity"),
 		para(fmt.Sprintf("Capacity is the largest %s at which every SLA constraint holds (%s). Users per replica convert it with the think time "+
-			"(users = X · (R + Z)); replicas = ⌈target users ÷ (users per replica × (1 − headroom))⌉ with headroom %s.",
+			"(users = X · (R + Z), rounded down to whole users); replicas = ⌈target users ÷ (users per replica × (1 − headroom))⌉ with headroom %s.",
 			loadName(a), constraintsText(a.Constraints), pct(headroom(a))))}
 	var data [][]string
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
 		data = append(data, []string{seg.Segment, capacityText(a, c), fmt.Sprintf("%s – %s", auto(c.CILow), auto(c.CIHigh)), orDash(c.Method),
-			orDash(c.Bottleneck), auto(c.ThroughputAtCapacity), auto(c.UsersWithThinkTime)})
+			orDash(c.Bottleneck), auto(c.ThroughputAtCapacity), usersText(c.UsersWithThinkTime)})
 	}
 	rows = append(rows, table([]string{"segment", "capacity", "band", "method", "bottleneck", "req/s at cap.", "users / replica"},
 		[]int{4, 4, 3, 3, 3, 3, 4}, data)...)
@@ -30,6 +30,8 @@ func capacitySection(in *input) []core.Row {
 		rows = append(rows, whatIfTable(a.WhatIf)...)
 		rows = append(rows, para(fmt.Sprintf("GPUs per replica: %d. Price: %s per GPU-hour, %d hours a month. The XLSX workbook's Summary sheet recomputes this table for any input.",
 			gpusPerReplica(a), usdCents(gpuHourUSD(a)), hoursPerMonth), props.Text{Size: 8.5, Top: 1, Color: colGrey}))
+		rows = append(rows, para(fmt.Sprintf("$ / M output tokens = price of one replica's GPUs per hour ÷ (output tokens/s at capacity × (1 − headroom %s) × 3,600) × 1,000,000: "+
+			"the cost of a million generated tokens when every replica runs fully loaded up to its headroom.", pct(headroom(a))), props.Text{Size: 8.5, Top: 1, Color: colGrey}))
 	}
 	return rows
 }

@@ -23,7 +23,7 @@ func summaryPage(in *input) []core.Row {
 		boxed(answer(a), colAnswerBG, props.Text{Size: 12, Style: fontstyle.Bold}),
 		para(""),
 		para("Binding constraint: "+orDash(a.Overall.LimitingConstraint), props.Text{Size: 9.5, Style: fontstyle.Bold, Top: 1}),
-		para(fmt.Sprintf("Bottleneck: %s — %s.", orDash(a.Overall.Bottleneck), bottleneckVerdict(a.Overall.Bottleneck)), props.Text{Size: 9.5, Top: 1}),
+		para(fmt.Sprintf("Bottleneck: %s.", bottleneckVerdict(a.Overall.Bottleneck)), props.Text{Size: 9.5, Top: 1}),
 	}
 	if ev := strings.TrimSpace(a.Overall.BottleneckEvidence); ev != "" {
 		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Color: colGrey}))
@@ -31,8 +31,12 @@ func summaryPage(in *input) []core.Row {
 	rows = append(rows, para("What to do: "+advice(a), props.Text{Size: 9.5, Top: 1, Bottom: 2}))
 	rows = append(rows, subheading("Key numbers"))
 	rows = append(rows, kvTable(keyNumbers(a))...)
+	rows = append(rows, para(glossary, props.Text{Size: 7.5, Top: 1.5, Bottom: 1, Color: colGrey}))
 	if ws := warnings(a); len(ws) > 0 {
 		rows = append(rows, subheading("Warnings"))
+		if scope := warningScope(a, ws); scope != "" {
+			rows = append(rows, para(scope, props.Text{Size: 8.5, Top: 0.5, Bottom: 1.5, Style: fontstyle.Bold}))
+		}
 		for _, w := range ws {
 			rows = append(rows, boxed("⚠ "+w, colWarnBG, props.Text{Size: 8.5}))
 		}
@@ -55,7 +59,7 @@ func whatIfTable(ws []analysis.WhatIf) []core.Row {
 		if w.Projected {
 			basis = "projected"
 		}
-		data = append(data, []string{w.GPU, basis, auto(w.UsersPerReplica), num(float64(w.TargetUsers), 0),
+		data = append(data, []string{w.GPU, basis, usersText(w.UsersPerReplica), num(float64(w.TargetUsers), 0),
 			num(float64(w.Replicas), 0), num(float64(w.GPUs), 0), usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD)})
 	}
 	return table([]string{"GPU", "basis", "users / replica", "target users", "replicas", "GPUs", "cost / month", "$ / M output tokens"},
@@ -81,15 +85,21 @@ func workloadSection(in *input) []core.Row {
 		num(p.SLA.ThinkTime.Seconds(), 1))))
 	rows = append(rows, subheading("Segments and mix"))
 	var segs [][]string
+	var planWeights []float64
 	for _, s := range p.Segments {
-		segs = append(segs, []string{s.Name, num(s.Weight, 2), distText(s.PromptTokens, s.Trace), distText(s.OutputTokens, s.Trace), multiTurnText(s.MultiTurn)})
+		planWeights = append(planWeights, s.Weight)
+	}
+	shares := weightShares(planWeights)
+	for i, s := range p.Segments {
+		segs = append(segs, []string{s.Name, shareText(shares[i]), distText(s.PromptTokens, s.Trace), distText(s.OutputTokens, s.Trace), multiTurnText(s.MultiTurn)})
 	}
 	if len(segs) == 0 {
-		for _, s := range a.Segments {
-			segs = append(segs, []string{s.Segment, num(s.Weight, 2), "–", "–", "–"})
+		shares := segmentShares(a)
+		for i, s := range a.Segments {
+			segs = append(segs, []string{s.Segment, shareText(shares[i]), "–", "–", "–"})
 		}
 	}
-	rows = append(rows, table([]string{"segment", "mix weight", "prompt tokens", "output tokens", "multi-turn"}, []int{5, 3, 6, 6, 4}, segs)...)
+	rows = append(rows, table([]string{"segment", "mix share", "prompt tokens", "output tokens", "multi-turn"}, []int{5, 3, 6, 6, 4}, segs)...)
 	rows = append(rows, subheading("Ladder and target"), para(ladderText(a)))
 	if d := strings.TrimSpace(p.Description); d != "" {
 		rows = append(rows, para(d))

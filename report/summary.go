@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/plan"
 )
 
 // keyValue is one labelled number of the executive summary.
@@ -37,12 +38,12 @@ func keyNumbers(a *analysis.Analysis) []keyValue {
 	}
 	kv := []keyValue{
 		{"Capacity per replica (" + loadName(a) + ")", capacityText(a, c)},
-		{"Confidence band", fmt.Sprintf("%s – %s", auto(c.CILow), auto(c.CIHigh))},
+		{"95% confidence band (resampled requests)", fmt.Sprintf("%s – %s", auto(c.CILow), auto(c.CIHigh))},
 		{"Method", c.Method},
 		{"Binding constraint", orDash(c.LimitingConstraint)},
 		{"Bottleneck", orDash(c.Bottleneck)},
 		{"Throughput at capacity", fmt.Sprintf("%s req/s, %s output tokens/s", auto(c.ThroughputAtCapacity), auto(c.OutputTokensPerSAtCapacity))},
-		{"Users per replica (think time " + num(c.ThinkTimeS, 1) + " s)", auto(c.UsersWithThinkTime)},
+		{"Users per replica (think time " + num(c.ThinkTimeS, 1) + " s)", usersText(c.UsersWithThinkTime)},
 		{"Headline source", src},
 		{"SLA", constraintsText(a.Constraints)},
 	}
@@ -59,6 +60,54 @@ func capacityText(a *analysis.Analysis, c analysis.Capacity) string {
 		return "–"
 	}
 	return auto(x) + " " + loadName(a)
+}
+
+// glossary explains the report's jargon once, in plain words.
+const glossary = "TTFT = time to first token (how long a user waits before the answer starts); " +
+	"ITL = inter-token latency (the gap between streamed tokens); p95 = the value 95% of requests stay at or under; " +
+	"concurrency = requests in flight at once. The 95% confidence band comes from resampling the measured requests (bootstrap)."
+
+// warningScope says whether the warnings touch the headline: the headline comes from
+// the ladder named by OverallSource, and warnings about other segments' own ladders
+// do not change it. Empty when there are no warnings.
+func warningScope(a *analysis.Analysis, ws []string) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	src := a.OverallSource
+	if src == "" {
+		return ""
+	}
+	var others []string
+	for _, w := range ws {
+		seg, ok := warningSegment(w)
+		if !ok || seg == src {
+			return fmt.Sprintf("Some warnings concern the headline itself (the %s ladder or the whole run): read them before using the numbers.", src)
+		}
+		if !slices.Contains(others, seg) {
+			others = append(others, seg)
+		}
+	}
+	what := "the " + src + " ladder"
+	if src == plan.MixSegment {
+		what = "the weighted-mix ladder"
+	}
+	return fmt.Sprintf("These warnings concern only the per-segment ladders (%s); the headline comes from %s and is not affected by them.",
+		strings.Join(others, ", "), what)
+}
+
+// warningSegment extracts the segment a warning is about ("segment NAME, …" or
+// "segment NAME: …"); ok is false for run-wide warnings.
+func warningSegment(w string) (string, bool) {
+	rest, ok := strings.CutPrefix(w, "segment ")
+	if !ok {
+		return "", false
+	}
+	end := strings.IndexAny(rest, ",: ")
+	if end <= 0 {
+		return "", false
+	}
+	return rest[:end], true
 }
 
 // orDash returns s, or "–" when it is empty.

@@ -30,8 +30,8 @@ const (
 	NameHeadroom         = "Headroom"
 	NameGPUHourUSD       = "GPUHourUSD"
 	NameGPUsPerReplica   = "GPUsPerReplica"
-	NameCapacityInFlight = "CapacityConcurrency"
 	NameCapacityRps      = "CapacityThroughputRps"
+	NameResponseTimeS    = "ResponseTimeAtCapacityS"
 	NameUsersPerReplica  = "UsersPerReplica"
 	NameEffectiveUsers   = "EffectiveUsersPerReplica"
 	NameReplicas         = "Replicas"
@@ -41,7 +41,9 @@ const (
 
 // styles are the workbook's cell styles, created once.
 type styles struct {
-	title, bold, boldWrap, header, wrap, input, output, int0, num1, num2, num3, ms, rps, tokps, pctl, usd, usd2, secs int
+	title, bold, boldWrap, header, wrap, int0, num1, num2, num3, ms, rps, tokps, pctl, pct0, usd, usd2, secs int
+	// Calculator inputs (yellow) and outputs (green), one per number format.
+	inInt, inSecs, inSecs2, inPct, inUSD, inNum2, outInt, outNum1, outUSD int
 }
 
 // newStyles registers the workbook's styles.
@@ -62,8 +64,22 @@ func newStyles(f *excelize.File) (styles, error) {
 	mk(&s.boldWrap, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 12}, Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}})
 	mk(&s.header, &excelize.Style{Font: &excelize.Font{Bold: true}, Fill: fill("DDEBF7"), Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}})
 	mk(&s.wrap, &excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}})
-	mk(&s.input, &excelize.Style{Fill: fill("FFF2CC"), Border: border, CustomNumFmt: custom("#,##0.##")})
-	mk(&s.output, &excelize.Style{Font: &excelize.Font{Bold: true}, Fill: fill("E2EFDA"), Border: border, CustomNumFmt: custom("#,##0.0")})
+	in := func(dst *int, numFmt string) {
+		mk(dst, &excelize.Style{Fill: fill("FFF2CC"), Border: border, CustomNumFmt: custom(numFmt), Alignment: &excelize.Alignment{Horizontal: "right"}})
+	}
+	out := func(dst *int, numFmt string) {
+		mk(dst, &excelize.Style{Font: &excelize.Font{Bold: true}, Fill: fill("E2EFDA"), Border: border, CustomNumFmt: custom(numFmt), Alignment: &excelize.Alignment{Horizontal: "right"}})
+	}
+	in(&s.inInt, "#,##0")
+	in(&s.inSecs, "0.0")
+	in(&s.inSecs2, "0.000")
+	in(&s.inPct, "0%")
+	in(&s.inUSD, `"$"#,##0.00`)
+	in(&s.inNum2, "#,##0.00")
+	out(&s.outInt, "#,##0")
+	out(&s.outNum1, "#,##0.0")
+	out(&s.outUSD, `"$"#,##0`)
+	mk(&s.pct0, &excelize.Style{CustomNumFmt: custom("0%")})
 	mk(&s.int0, &excelize.Style{NumFmt: 3}) // #,##0
 	mk(&s.num1, &excelize.Style{CustomNumFmt: custom("#,##0.0")})
 	mk(&s.num2, &excelize.Style{CustomNumFmt: custom("#,##0.00")})
@@ -156,43 +172,52 @@ type calcInput struct {
 	value             any    // inputs
 	formula           string // outputs
 	style             int
+	valid             *validation // inputs: the allowed range (nil: none)
 }
 
-// capacityInFlight is the number of requests in flight per replica at capacity: the
-// capacity concurrency (closed loop), else X·R derived from users = X·(R + Z).
-func capacityInFlight(a *analysis.Analysis) float64 {
-	c := a.Overall
-	if !isRate(a) && c.MaxConcurrencyWithinSLA > 0 {
-		return c.MaxConcurrencyWithinSLA
+// validation is an input cell's allowed range, enforced by Excel's data validation.
+type validation struct {
+	lo, hi any // int or float64
+	whole  bool
+	msg    string
+}
+
+// responseTimeS is the mean response time R (s) at capacity implied by the analysis's
+// users = X · (R + Z): R = users ÷ X − Z, so the calculator's defaults reproduce the
+// analysis's users per replica exactly (0 when unknown).
+func responseTimeS(c analysis.Capacity) float64 {
+	if !(c.ThroughputAtCapacity > 0) || !finite(c.UsersWithThinkTime) || !finite(c.ThinkTimeS) {
+		return 0
 	}
-	if v := c.UsersWithThinkTime - c.ThroughputAtCapacity*c.ThinkTimeS; finite(v) && v > 0 {
-		return v
+	if r := c.UsersWithThinkTime/c.ThroughputAtCapacity - max(0, c.ThinkTimeS); finite(r) && r > 0 {
+		return r
 	}
 	return 0
 }
 
-// calculatorRows defines the calculator: inputs (yellow) then formulas (green).
+// calculatorRows defines the calculator: inputs (yellow) then formulas (green). With
+// the default inputs it reproduces the analysis's sizing row for the headline target.
 func calculatorRows(a *analysis.Analysis, st styles) []calcInput {
-	target := 1000
-	if t := a.Plan.Report.TargetUsers; len(t) > 0 && t[0] > 0 {
-		target = t[0]
-	}
 	think := a.Overall.ThinkTimeS
 	if !finite(think) || think < 0 {
 		think = 0
 	}
+	users := "FLOOR(" + NameCapacityRps + "*(" + NameResponseTimeS + "+" + NameThinkTimeS + ")+0.000001,1)"
+	effective := NameUsersPerReplica + "*(1-" + NameHeadroom + ")"
+	replicas := "IF(OR(" + NameHeadroom + "<0," + NameHeadroom + ">=1)," + `"n/a: headroom must be under 100%"` +
+		",IF(" + NameEffectiveUsers + ">0,ROUNDUP(" + NameTargetUsers + "/" + NameEffectiveUsers + ",0)," + `"n/a: no users per replica"` + "))"
 	return []calcInput{
-		{name: NameTargetUsers, label: "Target users", unit: "users", value: target, style: st.input},
-		{name: NameThinkTimeS, label: "Think time between requests", unit: "s", value: think, style: st.input},
-		{name: NameHeadroom, label: "Headroom kept free per replica", unit: "fraction (0.2 = 20%)", value: headroom(a), style: st.input},
-		{name: NameGPUHourUSD, label: "Price per GPU-hour", unit: "USD", value: gpuHourUSD(a), style: st.input},
-		{name: NameGPUsPerReplica, label: "GPUs per replica", unit: "GPUs", value: gpusPerReplica(a), style: st.input},
-		{name: NameCapacityInFlight, label: "Requests in flight per replica at capacity (from the analysis)", unit: "requests", value: capacityInFlight(a), style: st.input},
-		{name: NameCapacityRps, label: "Throughput per replica at capacity (from the analysis)", unit: "req/s", value: a.Overall.ThroughputAtCapacity, style: st.input},
-		{name: NameUsersPerReplica, label: "Users per replica = in flight + throughput × think time", unit: "users", formula: NameCapacityInFlight + "+" + NameCapacityRps + "*" + NameThinkTimeS, style: st.output},
-		{name: NameEffectiveUsers, label: "Users per replica after headroom", unit: "users", formula: NameUsersPerReplica + "*(1-" + NameHeadroom + ")", style: st.output},
-		{name: NameReplicas, label: "Replicas needed", unit: "replicas", formula: "IF(" + NameEffectiveUsers + ">0,ROUNDUP(" + NameTargetUsers + "/" + NameEffectiveUsers + ",0),0)", style: st.output},
-		{name: NameGPUs, label: "GPUs needed", unit: "GPUs", formula: NameReplicas + "*" + NameGPUsPerReplica, style: st.output},
-		{name: NameCostPerMonthUSD, label: "Cost per month", unit: fmt.Sprintf("USD (%d h)", hoursPerMonth), formula: fmt.Sprintf("%s*%s*%d", NameGPUs, NameGPUHourUSD, hoursPerMonth), style: st.output},
+		{name: NameTargetUsers, label: "Target users", unit: "users", value: headlineTarget(a), style: st.inInt, valid: &validation{1, 1e9, true, "Target users: a whole number ≥ 1."}},
+		{name: NameThinkTimeS, label: "Think time between a user's requests", unit: "s", value: think, style: st.inSecs, valid: &validation{0.0, 86400.0, false, "Think time: 0 to 86,400 s."}},
+		{name: NameHeadroom, label: "Headroom kept free per replica", unit: "share of capacity", value: headroom(a), style: st.inPct, valid: &validation{0.0, 0.95, false, "Headroom: 0% to 95% of capacity kept free."}},
+		{name: NameGPUHourUSD, label: "Price per GPU-hour", unit: "USD", value: gpuHourUSD(a), style: st.inUSD, valid: &validation{0.0, 1e6, false, "Price per GPU-hour: 0 or more USD."}},
+		{name: NameGPUsPerReplica, label: "GPUs per replica", unit: "GPUs", value: gpusPerReplica(a), style: st.inInt, valid: &validation{1, 1024, true, "GPUs per replica: a whole number from 1 to 1,024."}},
+		{name: NameCapacityRps, label: "Throughput per replica at capacity X (from the analysis)", unit: "req/s", value: a.Overall.ThroughputAtCapacity, style: st.inNum2, valid: &validation{0.0, 1e9, false, "Throughput: 0 or more req/s."}},
+		{name: NameResponseTimeS, label: "Mean response time at capacity R (from the analysis)", unit: "s", value: responseTimeS(a.Overall), style: st.inSecs2, valid: &validation{0.0, 86400.0, false, "Response time: 0 or more seconds."}},
+		{name: NameUsersPerReplica, label: "Users per replica = X × (R + think time), whole users", unit: "users", formula: users, style: st.outInt},
+		{name: NameEffectiveUsers, label: "Users per replica after headroom", unit: "users", formula: effective, style: st.outNum1},
+		{name: NameReplicas, label: "Replicas needed", unit: "replicas", formula: replicas, style: st.outInt},
+		{name: NameGPUs, label: "GPUs needed", unit: "GPUs", formula: "IFERROR(" + NameReplicas + "*" + NameGPUsPerReplica + `,"n/a")`, style: st.outInt},
+		{name: NameCostPerMonthUSD, label: "Cost per month", unit: fmt.Sprintf("USD (%d h)", hoursPerMonth), formula: fmt.Sprintf(`IFERROR(%s*%s*%d,"n/a")`, NameGPUs, NameGPUHourUSD, hoursPerMonth), style: st.outUSD},
 	}
 }

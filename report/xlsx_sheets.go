@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/xuri/excelize/v2"
 
@@ -19,7 +21,7 @@ type sheetColumn struct {
 // stepsColumns are the Steps sheet's columns; the order matches stepsRow.
 func stepsColumns(st styles, a *analysis.Analysis) []sheetColumn {
 	return []sheetColumn{
-		{"segment", 0, 16}, {"step", 0, 6}, {"schedule", 0, 12}, {"load (" + loadName(a) + ")", st.num2, 12},
+		{"segment", 0, 16}, {"step", 0, 6}, {"schedule", 0, 12}, {"load (" + loadName(a) + ")", loadStyle(st, a), 12},
 		{"requests", st.int0, 10}, {"errors", st.int0, 8}, {"error rate", st.pctl, 10},
 		{"TTFT p50 (ms)", st.ms, 12}, {"TTFT p95 (ms)", st.ms, 12}, {"TTFT p99 (ms)", st.ms, 12}, {"TTFO p95 (ms)", st.ms, 12},
 		{"ITL p50 (ms)", st.ms, 11}, {"ITL p95 (ms)", st.ms, 11}, {"E2E p50 (ms)", st.ms, 12}, {"E2E p95 (ms)", st.ms, 12},
@@ -27,6 +29,14 @@ func stepsColumns(st styles, a *analysis.Analysis) []sheetColumn {
 		{"good fraction", st.pctl, 10}, {"per-user output tokens/s", st.num1, 13}, {"steady state", 0, 10},
 		{"meets SLA", 0, 10}, {"regime", 0, 10}, {"SLA violations", 0, 40},
 	}
+}
+
+// loadStyle is the number format of load cells: whole concurrency, or req/s with decimals.
+func loadStyle(st styles, a *analysis.Analysis) int {
+	if isRate(a) {
+		return st.num2
+	}
+	return st.int0
 }
 
 // Column numbers (1-based) of the Steps sheet used by the native charts.
@@ -147,16 +157,16 @@ func highlightViolations(f *excelize.File, a *analysis.Analysis, n int) error {
 
 // writeSegmentsSheet writes each segment's weight, capacity and bottleneck.
 func writeSegmentsSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
-	cols := []sheetColumn{{"segment", 0, 16}, {"mix weight", st.num2, 10}, {"capacity (" + loadName(a) + ")", st.num1, 14},
+	cols := []sheetColumn{{"segment", 0, 16}, {"mix share", st.pct0, 10}, {"capacity (" + loadName(a) + ")", st.num1, 14},
 		{"CI low", st.num1, 10}, {"CI high", st.num1, 10}, {"method", 0, 16}, {"bottleneck", 0, 11}, {"binding constraint", 0, 22},
-		{"throughput at capacity (req/s)", st.rps, 16}, {"output tokens/s at capacity", st.tokps, 16}, {"users per replica", st.num1, 12},
+		{"throughput at capacity (req/s)", st.rps, 16}, {"output tokens/s at capacity", st.tokps, 16}, {"users per replica", st.int0, 12},
 		{"think time (s)", st.num1, 10}, {"evidence", 0, 40}, {"advice", 0, 60}}
 	var rows [][]any
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
-		rows = append(rows, []any{seg.Segment, seg.Weight, nanNil(capacityLoad(a, c)), nanNil(c.CILow), nanNil(c.CIHigh), c.Method,
+		rows = append(rows, []any{seg.Segment, nanNil(shareOf(a, seg.Segment)), nanNil(capacityLoad(a, c)), nanNil(c.CILow), nanNil(c.CIHigh), c.Method,
 			c.Bottleneck, c.LimitingConstraint, nanNil(c.ThroughputAtCapacity), nanNil(c.OutputTokensPerSAtCapacity),
-			nanNil(c.UsersWithThinkTime), nanNil(c.ThinkTimeS), c.BottleneckEvidence, c.Advice})
+			wholeUsers(c.UsersWithThinkTime), nanNil(c.ThinkTimeS), c.BottleneckEvidence, c.Advice})
 	}
 	return writeTable(f, SheetSegments, "SegmentsTable", cols, rows)
 }
@@ -243,6 +253,7 @@ func writeChartsSheet(f *excelize.File, a *analysis.Analysis) error {
 	}{
 		{"A1", "TTFT p95 vs load", "TTFT p95 (ms)", stepsColTTFTp95},
 		{"A22", "Throughput vs load", "requests/s", stepsColThroughput},
+		{"A43", "ITL p95 vs load", "ITL p95 (ms)", stepsColITLp95},
 	}
 	for _, c := range charts {
 		var series []excelize.ChartSeries
@@ -271,5 +282,23 @@ func writeChartsSheet(f *excelize.File, a *analysis.Analysis) error {
 			return fmt.Errorf("chart %s: %w", c.title, err)
 		}
 	}
+	numericXValues(f)
 	return nil
+}
+
+// xValStrRef matches a scatter series' x values written as a text reference.
+var xValStrRef = regexp.MustCompile(`<xVal><strRef>(<f>[^<]*</f>)</strRef></xVal>`)
+
+// numericXValues rewrites the scatter charts' x values from text references (how
+// excelize writes them) to numeric references, so spreadsheet programs plot the
+// points against the load's value rather than as evenly spaced categories.
+func numericXValues(f *excelize.File) {
+	f.Pkg.Range(func(k, v any) bool {
+		name, _ := k.(string)
+		b, ok := v.([]byte)
+		if ok && strings.HasPrefix(name, "xl/charts/chart") {
+			f.Pkg.Store(name, xValStrRef.ReplaceAll(b, []byte(`<xVal><numRef>$1</numRef></xVal>`)))
+		}
+		return true
+	})
 }

@@ -2,8 +2,11 @@ package report
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/llmcap/llmcap/analysis"
 )
 
 // writeSummarySheet writes the answer, key numbers, the live capacity calculator (input
@@ -30,17 +33,20 @@ func writeSummarySheet(f *excelize.File, st styles, in *input) error {
 	}
 	_ = set("A2", fmt.Sprintf("Run %s, %s", a.RunID, dateText(in.date)), 0)
 	_ = set("A3", answer(a), st.boldWrap)
-	_ = set("A4", fmt.Sprintf("Bottleneck: %s — %s. What to do: %s", orDash(a.Overall.Bottleneck), bottleneckVerdict(a.Overall.Bottleneck), advice(a)), st.wrap)
+	_ = set("A4", fmt.Sprintf("Bottleneck: %s. What to do: %s", bottleneckVerdict(a.Overall.Bottleneck), advice(a)), st.wrap)
 	_ = f.MergeCell(sh, "A3", "F3")
 	_ = f.MergeCell(sh, "A4", "F4")
 	_ = f.SetRowHeight(sh, 3, 36)
 	_ = f.SetRowHeight(sh, 4, 45)
 	r := 6
 	_ = set(cellName(1, r, false), "Key numbers", st.header)
-	for _, kv := range keyNumbers(a) {
+	_ = set(cellName(2, r, false), "value", st.header)
+	_ = set(cellName(3, r, false), "unit", st.header)
+	for _, kn := range xlsxKeyNumbers(a, st) {
 		r++
-		_ = set(cellName(1, r, false), kv.Key, 0)
-		_ = set(cellName(2, r, false), kv.Value, 0)
+		_ = set(cellName(1, r, false), kn.label, 0)
+		_ = set(cellName(2, r, false), kn.value, kn.style)
+		_ = set(cellName(3, r, false), kn.unit, 0)
 	}
 	r += 2
 	end, err := writeCalculator(f, st, in, r)
@@ -84,12 +90,41 @@ func writeCalculator(f *excelize.File, st styles, in *input, r0 int) (int, error
 		if err := f.SetCellStyle(sh, val, val, row.style); err != nil {
 			return 0, err
 		}
+		if err := addValidation(f, val, row); err != nil {
+			return 0, fmt.Errorf("%s validation: %w", row.name, err)
+		}
 		ref := fmt.Sprintf("%s!%s", sh, cellName(2, r, true))
 		if err := f.SetDefinedName(&excelize.DefinedName{Name: row.name, RefersTo: ref, Comment: row.label}); err != nil {
 			return 0, fmt.Errorf("defined name %s: %w", row.name, err)
 		}
 	}
 	return r, nil
+}
+
+// addValidation restricts an input cell to its allowed range (Excel refuses others).
+func addValidation(f *excelize.File, cell string, row calcInput) error {
+	v := row.valid
+	if v == nil {
+		return nil
+	}
+	dv := excelize.NewDataValidation(false)
+	dv.Sqref = cell
+	typ := excelize.DataValidationTypeDecimal
+	if v.whole {
+		typ = excelize.DataValidationTypeWhole
+	}
+	bound := func(x any) any {
+		if f, ok := x.(float64); ok {
+			return strconv.FormatFloat(f, 'f', -1, 64) // 0.95, not 0.94999999999999996
+		}
+		return x
+	}
+	if err := dv.SetRange(bound(v.lo), bound(v.hi), typ, excelize.DataValidationOperatorBetween); err != nil {
+		return err
+	}
+	dv.SetError(excelize.DataValidationErrorStyleStop, row.label, v.msg)
+	dv.SetInput(row.label, v.msg)
+	return f.AddDataValidation(SheetSummary, dv)
 }
 
 // writeWhatIfTable writes the analysis's static what-if rows from row r.
@@ -113,14 +148,42 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 		if w.Projected {
 			basis = "projected"
 		}
-		row := []any{w.GPU, basis, w.UsersPerReplica, w.TargetUsers, w.Replicas, w.GPUs, w.CostPerMonthUSD, w.CostPerMOutputUSD}
+		row := []any{w.GPU, basis, wholeUsers(w.UsersPerReplica), w.TargetUsers, w.Replicas, w.GPUs, w.CostPerMonthUSD, w.CostPerMOutputUSD}
 		if err := f.SetSheetRow(sh, cellName(1, r, false), &row); err != nil {
 			return err
 		}
-		_ = f.SetCellStyle(sh, cellName(3, r, false), cellName(3, r, false), st.num1)
-		_ = f.SetCellStyle(sh, cellName(4, r, false), cellName(6, r, false), st.int0)
+		_ = f.SetCellStyle(sh, cellName(3, r, false), cellName(6, r, false), st.int0)
 		_ = f.SetCellStyle(sh, cellName(7, r, false), cellName(7, r, false), st.usd)
 		_ = f.SetCellStyle(sh, cellName(8, r, false), cellName(8, r, false), st.usd2)
 	}
 	return nil
+}
+
+// keyNumber is one headline figure of the workbook: a number (or text) with its unit
+// in the next column and a number format.
+type keyNumber struct {
+	label string
+	value any
+	unit  string
+	style int
+}
+
+// xlsxKeyNumbers are keyNumbers as typed cells: numbers stay numbers, units apart.
+func xlsxKeyNumbers(a *analysis.Analysis, st styles) []keyNumber {
+	c := a.Overall
+	src := orDash(a.OverallSource)
+	return []keyNumber{
+		{"Capacity per replica", nanNil(capacityLoad(a, c)), loadName(a), st.num1},
+		{"95% confidence band, low (resampled requests)", nanNil(c.CILow), loadName(a), st.num1},
+		{"95% confidence band, high (resampled requests)", nanNil(c.CIHigh), loadName(a), st.num1},
+		{"Method", c.Method, "", 0},
+		{"Binding constraint", orDash(c.LimitingConstraint), "", 0},
+		{"Bottleneck", orDash(c.Bottleneck), "", 0},
+		{"Throughput at capacity", nanNil(c.ThroughputAtCapacity), "req/s", st.num2},
+		{"Output tokens at capacity", nanNil(c.OutputTokensPerSAtCapacity), "tokens/s", st.int0},
+		{"Think time", nanNil(c.ThinkTimeS), "s", st.num1},
+		{"Users per replica (whole users)", wholeUsers(c.UsersWithThinkTime), "users", st.int0},
+		{"Headline source", src, "", 0},
+		{"SLA", constraintsText(a.Constraints), "", 0},
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/llmcap/llmcap/analysis"
 )
 
 // writeFixtureXLSX writes the synthetic run's workbook and reopens it.
@@ -60,38 +62,113 @@ func calc(t *testing.T, f *excelize.File, cell string) float64 {
 	return v
 }
 
+// whatIfRow finds the measured what-if row for target users.
+func whatIfRow(t *testing.T, in *input, target int) analysis.WhatIf {
+	t.Helper()
+	for _, w := range in.a.WhatIf {
+		if !w.Projected && w.TargetUsers == target {
+			return w
+		}
+	}
+	t.Fatalf("no measured what-if row for %d users", target)
+	return analysis.WhatIf{}
+}
+
 func TestXLSXCalculator(t *testing.T) {
 	f, _, in := writeFixtureXLSX(t)
-	a := in.a
-	c := a.Overall
+	c := in.a.Overall
 	replicas := definedCell(t, f, NameReplicas)
-	users := c.MaxConcurrencyWithinSLA + c.ThroughputAtCapacity*c.ThinkTimeS
-	want := math.Ceil(1000 / (users * 0.8))
-	if got := calc(t, f, replicas); got != want || int(got) != a.WhatIf[0].Replicas {
-		t.Errorf("Replicas = %v, want %v (what-if row says %d)", got, want, a.WhatIf[0].Replicas)
+	// The defaults reproduce the analysis's sizing for the headline (largest) target.
+	if got := calc(t, f, definedCell(t, f, NameTargetUsers)); got != 5000 {
+		t.Errorf("TargetUsers default = %v, want the largest plan target 5000", got)
 	}
-	if got, want := calc(t, f, definedCell(t, f, NameCostPerMonthUSD)), want*2.5*hoursPerMonth; math.Abs(got-want) > 1e-6 {
-		t.Errorf("CostPerMonthUSD = %v, want %v", got, want)
+	users := math.Floor(c.UsersWithThinkTime)
+	if got := calc(t, f, definedCell(t, f, NameUsersPerReplica)); got != users {
+		t.Errorf("UsersPerReplica = %v, want the analysis's %v rounded down to %v", got, c.UsersWithThinkTime, users)
 	}
-	// Editing an input recomputes: 5,000 users.
-	if err := f.SetCellValue(SheetSummary, definedCell(t, f, NameTargetUsers), 5000); err != nil {
-		t.Fatal(err)
+	w := whatIfRow(t, in, 5000)
+	if got := calc(t, f, replicas); int(got) != w.Replicas || got != math.Ceil(5000/(users*0.8)) {
+		t.Errorf("Replicas = %v, want the what-if row's %d", got, w.Replicas)
 	}
-	if got := calc(t, f, replicas); int(got) != a.WhatIf[2].Replicas || got != math.Ceil(5000/(users*0.8)) {
-		t.Errorf("Replicas for 5000 users = %v, want %d", got, a.WhatIf[2].Replicas)
+	if got := calc(t, f, definedCell(t, f, NameCostPerMonthUSD)); math.Abs(got-w.CostPerMonthUSD) > 1e-6 {
+		t.Errorf("CostPerMonthUSD = %v, want %v", got, w.CostPerMonthUSD)
 	}
-	// No think time: users per replica fall to the concurrency at capacity.
-	if err := f.SetCellValue(SheetSummary, definedCell(t, f, NameThinkTimeS), 0); err != nil {
-		t.Fatal(err)
+	// Editing an input recomputes: 1,000 users.
+	setCalc(t, f, NameTargetUsers, 1000)
+	if got := calc(t, f, replicas); int(got) != whatIfRow(t, in, 1000).Replicas {
+		t.Errorf("Replicas for 1000 users = %v, want %d", got, whatIfRow(t, in, 1000).Replicas)
 	}
-	if got, want := calc(t, f, replicas), math.Ceil(5000/(c.MaxConcurrencyWithinSLA*0.8)); got != want {
+	// No think time: users per replica fall to X·R, the requests in flight at capacity.
+	setCalc(t, f, NameThinkTimeS, 0)
+	inFlight := math.Floor(c.ThroughputAtCapacity*responseTimeS(c) + 1e-6)
+	if math.Abs(inFlight-math.Floor(c.MaxConcurrencyWithinSLA)) > 1 {
+		t.Errorf("X·R = %v, want about the capacity concurrency %v", inFlight, c.MaxConcurrencyWithinSLA)
+	}
+	if got, want := calc(t, f, replicas), math.Ceil(1000/(inFlight*0.8)); got != want {
 		t.Errorf("Replicas without think time = %v, want %v", got, want)
 	}
-	if err := f.SetCellValue(SheetSummary, definedCell(t, f, NameGPUsPerReplica), 4); err != nil {
+	setCalc(t, f, NameGPUsPerReplica, 4)
+	if got, want := calc(t, f, definedCell(t, f, NameGPUs)), 4*math.Ceil(1000/(inFlight*0.8)); got != want {
+		t.Errorf("GPUs with 4 per replica = %v, want %v", got, want)
+	}
+	// Headroom of 100% leaves no capacity: an explicit n/a, not 0 replicas.
+	setCalc(t, f, NameHeadroom, 1)
+	for _, name := range []string{NameReplicas, NameGPUs, NameCostPerMonthUSD} {
+		s, err := f.CalcCellValue(SheetSummary, definedCell(t, f, name))
+		if err != nil || !strings.HasPrefix(s, "n/a") {
+			t.Errorf("%s with headroom 1 = %q (%v), want n/a", name, s, err)
+		}
+	}
+}
+
+// setCalc sets a calculator input by its defined name.
+func setCalc(t *testing.T, f *excelize.File, name string, v any) {
+	t.Helper()
+	if err := f.SetCellValue(SheetSummary, definedCell(t, f, name), v); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := calc(t, f, definedCell(t, f, NameGPUs)), 4*math.Ceil(5000/(c.MaxConcurrencyWithinSLA*0.8)); got != want {
-		t.Errorf("GPUs with 4 per replica = %v, want %v", got, want)
+}
+
+func TestXLSXInputsValidatedAndTyped(t *testing.T) {
+	f, _, in := writeFixtureXLSX(t)
+	dvs, err := f.GetDataValidations(SheetSummary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bySqref := map[string]*excelize.DataValidation{}
+	for _, dv := range dvs {
+		bySqref[dv.Sqref] = dv
+	}
+	for _, c := range []struct {
+		name, typ, lo, hi string
+	}{{NameTargetUsers, "whole", "1", "1000000000"}, {NameHeadroom, "decimal", "0", "0.95"}, {NameGPUsPerReplica, "whole", "1", "1024"}} {
+		dv := bySqref[definedCell(t, f, c.name)]
+		if dv == nil || dv.Type != c.typ || dv.Formula1 != c.lo || dv.Formula2 != c.hi {
+			t.Errorf("%s validation = %+v, want %s between %s and %s", c.name, dv, c.typ, c.lo, c.hi)
+		}
+	}
+	// Inputs show without a trailing dot: #,##0 and 0% formats.
+	for name, want := range map[string]string{NameTargetUsers: "5,000", NameHeadroom: "20%", NameGPUHourUSD: "$2.50"} {
+		if got, _ := f.GetCellValue(SheetSummary, definedCell(t, f, name)); got != want {
+			t.Errorf("%s shows %q, want %q", name, got, want)
+		}
+	}
+	// The key numbers are numbers with the unit in the next column.
+	rows, err := f.GetRows(SheetSummary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rows {
+		if len(r) >= 3 && strings.HasPrefix(r[0], "Users per replica (whole") {
+			found = true
+			if want := num(math.Floor(in.a.Overall.UsersWithThinkTime), 0); r[1] != want || r[2] != "users" {
+				t.Errorf("users key number = %q %q, want %s users", r[1], r[2], want)
+			}
+		}
+	}
+	if !found {
+		t.Error("no users-per-replica key number")
 	}
 }
 
@@ -145,8 +222,8 @@ func TestXLSXGolden(t *testing.T) {
 			charts++
 		}
 	}
-	if charts != 2 {
-		t.Errorf("workbook has %d chart parts, want 2", charts)
+	if charts != 3 {
+		t.Errorf("workbook has %d chart parts, want 3 (TTFT, throughput, ITL)", charts)
 	}
 	// SLA violations are highlighted on the Steps sheet.
 	cfs, err := f.GetConditionalFormats(SheetSteps)
