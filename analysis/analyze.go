@@ -198,9 +198,11 @@ func stepInputsFor(in *runInputs, name string) []stepInput {
 				idx = append(idx, i)
 			}
 		}
-		if len(idx) > 0 {
+		// A mix step that drew none of this segment's measured requests says nothing
+		// about it (at low concurrency a small segment may be drawn only in warm-up).
+		if share := measuredShare(in.records, g.idx, idx); share > 0 {
 			si := inputOf(in, g, name, idx, nil)
-			si.share, si.mixE2EMs = measuredShare(in.records, g.idx, idx), meanE2EMs(in.records, g.idx)
+			si.share, si.mixE2EMs = share, meanE2EMs(in.records, g.idx)
 			out = append(out, si)
 		}
 	}

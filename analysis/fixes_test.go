@@ -219,3 +219,38 @@ func TestMixDrawnSegmentsSteadyRuleAndThroughput(t *testing.T) {
 		t.Errorf("bogus steady-state warnings:\n%s", w)
 	}
 }
+
+// TestMixDrawnSegmentSkipsStepsWithoutItsRequests: a mix step where a segment was drawn
+// only during warm-up is not one of that segment's steps (it would fail the SLA with no
+// measured requests and make the capacity "below the first step").
+func TestMixDrawnSegmentSkipsStepsWithoutItsRequests(t *testing.T) {
+	f := false
+	p := plan.Plan{Name: "mix", Seed: 1, Segments: []plan.Segment{{Name: "short", Weight: 9}, {Name: "long", Weight: 1}},
+		Ladder: plan.Ladder{Concurrency: []int{1, 4}, PerSegment: &f, Mix: true},
+		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": 250}}}
+	const T = int64(1_700_000_000) * 1e9
+	var recs []sweep.Record
+	for _, st := range p.Steps() {
+		for i := 0; i < 30; i++ {
+			seg, phase := "short", sweep.PhaseMeasure
+			if i == 0 {
+				seg, phase = "long", sweep.PhaseWarmup // step 1: long only in warm-up
+			} else if st.Concurrency == 4 && i%5 == 0 {
+				seg = "long"
+			}
+			sent := T + int64(st.Index)*100e9 + int64(i)*1e9
+			recs = append(recs, sweep.Record{Segment: seg, StepSegment: plan.MixSegment, Step: st.Index,
+				Schedule: plan.ScheduleConcurrency, Concurrency: st.Concurrency, Phase: phase, SentNs: sent, EndNs: sent + 1e9,
+				TTFTMs: fp(100), ITLMs: fp(10), E2EMs: fp(1000), OutputTokens: 50, PromptTokens: 50, Status: sweep.StatusOK})
+		}
+	}
+	a, err := Analyze(writeRunDir(t, metaFor(p), recs, nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := a.Segments[1]
+	if len(long.Steps) != 1 || long.Steps[0].Load != 4 || long.Capacity.Method == MethodBelowFirstStep {
+		t.Errorf("long steps %d (first load %v), capacity method %s", len(long.Steps), long.Steps[0].Load, long.Capacity.Method)
+	}
+	near(t, "long share at load 4", long.Steps[0].MixShare, 5.0/29, 1e-12)
+}
