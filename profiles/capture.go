@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,7 +43,11 @@ func newCapture(c *Capturer, step plan.Step, session, dir, rel string) *capture 
 // start runs `nsys start` and arms the duration timer.
 func (cp *capture) start(ctx context.Context) error {
 	defer close(cp.startDone)
-	_, err := cp.c.nsys.run(ctx, nsysQuickTimeout, cp.c.startArgs(cp.session, cp.base)...)
+	out, err := cp.c.nsys.run(ctx, nsysQuickTimeout, cp.c.startArgs(cp.session, cp.base)...)
+	if err == nil && strings.Contains(string(out), "Exception") {
+		// nsys 2022.4 can print an exception (e.g. NotImplementedException) and exit 0.
+		err = fmt.Errorf("nsys start: %s", tail(out))
+	}
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
 	if err != nil {
@@ -70,10 +75,23 @@ func (cp *capture) startAfter(ctx context.Context, delay time.Duration) {
 	}
 }
 
-// stop runs `nsys stop` once.
+// minCaptureWindow is the shortest collection: nsys 2022.4's `nsys stop` hangs (the
+// session stays in "Generation") when a collection has run for less than about 2 s.
+const minCaptureWindow = 3 * time.Second
+
+// stop runs `nsys stop` once, no earlier than minCaptureWindow after the start.
 func (cp *capture) stop(ctx context.Context) error {
 	cp.stopOnce.Do(func() {
-		_, err := cp.c.nsys.run(ctx, nsysStopTimeout, "stop", "--session="+cp.session)
+		cp.mu.Lock()
+		wait := minCaptureWindow - timeNow().Sub(cp.startedAt)
+		cp.mu.Unlock()
+		if wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+			}
+		}
+		_, err := cp.c.nsys.run(ctx, cp.c.nsys.StopTimeout, "stop", "--session="+cp.session)
 		cp.mu.Lock()
 		cp.stoppedAt = timeNow()
 		if err != nil {
@@ -118,4 +136,11 @@ func (cp *capture) window() time.Duration {
 		return 0
 	}
 	return cp.stoppedAt.Sub(cp.startedAt)
+}
+
+// stopFailed reports whether `nsys stop` itself failed (the session is then suspect).
+func (cp *capture) stopFailed() bool {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.stopErr != nil
 }

@@ -145,7 +145,8 @@ func ConvertTables(dir string, t Tables, s Summary) (*Summary, error) {
 		}
 	}
 	if len(s.Profiles) == 0 {
-		return nil, errors.New("capture has no GPU kernel, CUDA API or OS runtime data")
+		return nil, errors.New("capture has no GPU kernel, CUDA API or OS runtime data " +
+			"(osrt sees libc calls only: a pure-Go server such as llmcap serve-sim makes raw syscalls)")
 	}
 	if err := writeJSON(filepath.Join(dir, FileCaptureJSON), s); err != nil {
 		return nil, err

@@ -81,8 +81,10 @@ func (c *Capturer) Start(ctx context.Context, p *plan.Plan, runDir string) (func
 	argv := l.Command
 	if c.nsys != nil {
 		la.info.Session = fmt.Sprintf("llmcap-%d-%d", os.Getpid(), time.Now().UnixNano()%1e9)
+		// No --show-output flag: with it (true or false) nsys 2022.4's later `nsys stop`
+		// hangs; its default already copies the server's output to server.log.
 		argv = append([]string{c.nsys.Path, "launch", "--session-new=" + la.info.Session,
-			"--trace=" + c.cfg.Trace, "--show-output=true"}, l.Command...)
+			"--trace=" + c.cfg.Trace}, l.Command...)
 	} else if c.nsysErr != nil {
 		la.info.NsysError = c.nsysErr.Error()
 		c.log.Warn("capture launch: starting the server without nsys", "err", c.nsysErr)
@@ -223,6 +225,11 @@ func (c *Capturer) stopLaunchedOnce(la *launched) error {
 	case <-time.After(serverStopGrace):
 		la.killTree(syscall.SIGKILL)
 		<-la.exited
+	}
+	if la.info.Session != "" {
+		for _, pid := range sessionAgents(la.info.Session) { // left behind by a hung stop
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 	if err := la.write(); err != nil {
 		errs = append(errs, err)

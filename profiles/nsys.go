@@ -1,7 +1,6 @@
 package profiles
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,8 +16,7 @@ import (
 // minutes, so stop and stats get generous bounds; start/shutdown are quick.
 const (
 	nsysQuickTimeout  = 60 * time.Second
-	nsysStopTimeout   = 10 * time.Minute
-	nsysStatsTimeout  = 10 * time.Minute
+	nsysStopTimeout   = 5 * time.Minute
 	outputTailBytes   = 800
 	defaultCaptureRep = "capture"
 )
@@ -69,6 +67,9 @@ func FindNsys(configured string) (string, error) {
 type Nsys struct {
 	// Path is the nsys binary.
 	Path string
+	// StopTimeout bounds `nsys stop` (writing and importing the report) and `nsys stats`
+	// (default 5 minutes: a large CUDA trace takes minutes).
+	StopTimeout time.Duration
 
 	mu      sync.Mutex
 	names   *ReportNames
@@ -76,25 +77,32 @@ type Nsys struct {
 }
 
 // NewNsys returns an Nsys for path (see FindNsys).
-func NewNsys(path string) *Nsys { return &Nsys{Path: path} }
+func NewNsys(path string) *Nsys { return &Nsys{Path: path, StopTimeout: nsysStopTimeout} }
 
 // run runs nsys with args under timeout and returns its combined output; a failure
-// wraps the exit error with the command and the tail of the output.
+// wraps the exit error with the command and the tail of the output. The output goes to
+// a temporary file, not a pipe: nsys 2022.4's `nsys stop` hangs when its stdout is a pipe.
 func (n *Nsys) run(ctx context.Context, timeout time.Duration, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	f, err := os.CreateTemp("", "llmcap-nsys-*.out")
+	if err != nil {
+		return nil, fmt.Errorf("nsys output file: %w", err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
 	cmd := exec.CommandContext(ctx, n.Path, args...)
+	cmd.Stdout, cmd.Stderr = f, f
 	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	err = cmd.Run()
+	out, _ := os.ReadFile(f.Name())
 	if ctx.Err() == context.DeadlineExceeded {
 		err = fmt.Errorf("timed out after %s: %w", timeout, ctx.Err())
 	}
 	if err != nil {
-		return out.Bytes(), fmt.Errorf("%s %s: %w: %s", filepath.Base(n.Path), strings.Join(args, " "), err, tail(out.Bytes()))
+		return out, fmt.Errorf("%s %s: %w: %s", filepath.Base(n.Path), strings.Join(args, " "), err, tail(out))
 	}
-	return out.Bytes(), nil
+	return out, nil
 }
 
 // tail returns the last outputTailBytes of b, progress bars stripped, for error messages.
@@ -182,7 +190,7 @@ func (n *Nsys) Stats(ctx context.Context, rep, prefix string, reports []string) 
 	for _, r := range reports {
 		args = append(args, "--report", r)
 	}
-	if _, err := n.run(ctx, nsysStatsTimeout, append(args, rep)...); err != nil {
+	if _, err := n.run(ctx, n.StopTimeout, append(args, rep)...); err != nil {
 		return nil, err
 	}
 	paths := make(map[string]string, len(reports))
@@ -241,7 +249,7 @@ func (n *Nsys) EnsureReport(ctx context.Context, base string) (string, error) {
 	if imp == "" {
 		return "", fmt.Errorf("%s is not imported and no QdstrmImporter was found near %s", qd, n.Path)
 	}
-	ctx, cancel := context.WithTimeout(ctx, nsysStopTimeout)
+	ctx, cancel := context.WithTimeout(ctx, n.StopTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, imp, "-i", qd).CombinedOutput()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -80,4 +81,31 @@ func readProc(pid int) (proc, bool) {
 		}
 	}
 	return p, true
+}
+
+// sessionAgents returns the pids of nsys agents (`nsys --start-agent
+// --session-name=NAME`) serving session; nsys 2022.4 leaves them running when a
+// `nsys stop` hung, and they disturb later sessions.
+func sessionAgents(session string) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := "--session-name=" + session
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		if slices.Contains(args, "--start-agent") && slices.Contains(args, want) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

@@ -58,6 +58,7 @@ type Capturer struct {
 	active   *capture        // the capture of the step in its window, if any
 	kneeDone map[string]bool // segments whose knee was passed
 	launch   *launched       // launch mode state
+	broken   error           // a stop that failed: the session is unusable for later steps
 }
 
 // NewCapturer returns a Capturer for p.Capture. It fails only on settings it cannot use
@@ -210,8 +211,11 @@ func (c *Capturer) BeforeMeasure(ctx context.Context, step plan.Step, runDir str
 		return fmt.Errorf("capture: %w", c.nsysErr)
 	}
 	c.mu.Lock()
-	session := c.session
+	session, broken := c.session, c.broken
 	c.mu.Unlock()
+	if broken != nil {
+		return fmt.Errorf("capture skipped: the nsys session failed on an earlier step: %w", broken)
+	}
 	if session == "" {
 		if c.cfg.Mode == ModeLaunch {
 			return errors.New("capture: launch mode, but the server was not started by the capturer (set sweep.Options.Launcher)")
@@ -251,6 +255,11 @@ func (c *Capturer) AfterMeasure(ctx context.Context, step plan.Step, runDir stri
 	c.mu.Unlock()
 	ctx = context.WithoutCancel(ctx) // an interrupted sweep still stops and converts
 	if err := cp.finish(ctx); err != nil {
+		if cp.stopFailed() {
+			c.mu.Lock()
+			c.broken = err
+			c.mu.Unlock()
+		}
 		return "", err
 	}
 	s := Summary{Step: step.Index, Segment: step.Segment, Schedule: step.Schedule, Load: step.Load(),
