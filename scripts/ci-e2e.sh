@@ -52,6 +52,7 @@ if bash "$OLLAMA" status >/dev/null 2>&1; then
   bash "$OLLAMA" start # (re)creates the models; does not start a second server
 else
   trap 'bash "$REPO_ROOT/$OLLAMA" stop || true' EXIT
+  trap 'exit 130' INT TERM # run the EXIT trap on interruption too
   started=1
   T1=$SECONDS
   bash "$OLLAMA" start

@@ -51,16 +51,20 @@ installed_ok() {
 }
 
 # apt_deps installs the Debian headers Ollama's module zip lacks (json.hpp, stb_image.h).
+# It also installs a C/C++ compiler and curl when missing (cgo build, readiness probe).
 apt_deps() {
-  if [[ -f /usr/include/nlohmann/json.hpp && -f /usr/include/stb/stb_image.h ]]; then
-    return 0
-  fi
+  local pkgs=()
+  [[ -f /usr/include/nlohmann/json.hpp ]] || pkgs+=(nlohmann-json3-dev)
+  [[ -f /usr/include/stb/stb_image.h ]] || pkgs+=(libstb-dev)
+  command -v g++ >/dev/null || pkgs+=(g++)
+  command -v curl >/dev/null || pkgs+=(curl)
+  [[ ${#pkgs[@]} -gt 0 ]] || return 0
   local sudo=""
   [[ $(id -u) -eq 0 ]] || sudo="sudo"
-  log "installing nlohmann-json3-dev libstb-dev"
-  $sudo apt-get install -y nlohmann-json3-dev libstb-dev >/dev/null 2>&1 || {
+  log "apt-get install ${pkgs[*]}"
+  $sudo apt-get install -y "${pkgs[@]}" >/dev/null 2>&1 || {
     $sudo apt-get update >/dev/null
-    $sudo apt-get install -y nlohmann-json3-dev libstb-dev >/dev/null
+    $sudo apt-get install -y "${pkgs[@]}" >/dev/null
   }
 }
 
