@@ -141,14 +141,18 @@ func ThroughputPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.P
 	p := newPlot("Throughput and goodput: "+seg.Segment, loadLabel(a), "requests/s")
 	tput := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.RequestThroughput })
 	good := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.Goodput })
-	if err := addSeries(p, "throughput", tput, 0, 0); err != nil {
+	steady := xys(seg.Steps, true, func(s analysis.StepStats) (float64, float64) { return s.Load, s.LittleThroughputRps })
+	if err := addSeries(p, "throughput (measured window)", tput, 0, 0); err != nil {
+		return nil, err
+	}
+	if err := addSeries(p, "steady-state throughput (N / R)", steady, 4, 0); err != nil {
 		return nil, err
 	}
 	if err := addSeries(p, "goodput (within SLA)", good, 2, 0); err != nil {
 		return nil, err
 	}
 	var ys []float64
-	for _, pt := range append(tput, good...) {
+	for _, pt := range append(append(tput, good...), steady...) {
 		ys = append(ys, pt.Y)
 	}
 	if seg.Fit != nil {

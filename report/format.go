@@ -198,6 +198,23 @@ func wholeUsers(v float64) int {
 	return int(math.Floor(v + 1e-6))
 }
 
+// capacityUsers is a capacity's users per replica as whole users: the analysis's
+// Users, else UsersWithThinkTime rounded down (older analysis files).
+func capacityUsers(c analysis.Capacity) int {
+	if c.Users > 0 {
+		return c.Users
+	}
+	return wholeUsers(c.UsersWithThinkTime)
+}
+
+// capacityUsersText formats capacityUsers ("–" when zero).
+func capacityUsersText(c analysis.Capacity) string {
+	if u := capacityUsers(c); u > 0 {
+		return num(float64(u), 0)
+	}
+	return "–"
+}
+
 // usersText formats a users-per-replica figure as whole users ("–" when unknown).
 func usersText(v float64) string {
 	if !finite(v) || v <= 0 {

@@ -21,7 +21,7 @@ func capacitySection(in *input) []core.Row {
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
 		data = append(data, []string{seg.Segment, capacityText(a, c), fmt.Sprintf("%s – %s", auto(c.CILow), auto(c.CIHigh)), orDash(c.Method),
-			orDash(c.Bottleneck), auto(c.ThroughputAtCapacity), usersText(c.UsersWithThinkTime)})
+			orDash(c.Bottleneck), auto(c.ThroughputAtCapacity), capacityUsersText(c)})
 	}
 	rows = append(rows, table([]string{"segment", "capacity", "band", "method", "bottleneck", "req/s at cap.", "users / replica"},
 		[]int{4, 4, 3, 3, 3, 3, 4}, data)...)

@@ -43,7 +43,7 @@ func keyNumbers(a *analysis.Analysis) []keyValue {
 		{"Binding constraint", orDash(c.LimitingConstraint)},
 		{"Bottleneck", orDash(c.Bottleneck)},
 		{"Throughput at capacity", fmt.Sprintf("%s req/s, %s output tokens/s", auto(c.ThroughputAtCapacity), auto(c.OutputTokensPerSAtCapacity))},
-		{"Users per replica (think time " + num(c.ThinkTimeS, 1) + " s)", usersText(c.UsersWithThinkTime)},
+		{"Users per replica (think time " + num(c.ThinkTimeS, 1) + " s)", capacityUsersText(c)},
 		{"Headline source", src},
 		{"SLA", constraintsText(a.Constraints)},
 	}

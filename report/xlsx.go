@@ -25,18 +25,18 @@ const (
 
 // Defined names of the Summary sheet's capacity calculator: inputs first, then formulas.
 const (
-	NameTargetUsers      = "TargetUsers"
-	NameThinkTimeS       = "ThinkTimeS"
-	NameHeadroom         = "Headroom"
-	NameGPUHourUSD       = "GPUHourUSD"
-	NameGPUsPerReplica   = "GPUsPerReplica"
-	NameCapacityRps      = "CapacityThroughputRps"
-	NameResponseTimeS    = "ResponseTimeAtCapacityS"
-	NameUsersPerReplica  = "UsersPerReplica"
-	NameEffectiveUsers   = "EffectiveUsersPerReplica"
-	NameReplicas         = "Replicas"
-	NameGPUs             = "GPUs"
-	NameCostPerMonthUSD  = "CostPerMonthUSD"
+	NameTargetUsers     = "TargetUsers"
+	NameThinkTimeS      = "ThinkTimeS"
+	NameHeadroom        = "Headroom"
+	NameGPUHourUSD      = "GPUHourUSD"
+	NameGPUsPerReplica  = "GPUsPerReplica"
+	NameCapacityRps     = "CapacityThroughputRps"
+	NameResponseTimeS   = "ResponseTimeAtCapacityS"
+	NameUsersPerReplica = "UsersPerReplica"
+	NameEffectiveUsers  = "EffectiveUsersPerReplica"
+	NameReplicas        = "Replicas"
+	NameGPUs            = "GPUs"
+	NameCostPerMonthUSD = "CostPerMonthUSD"
 )
 
 // styles are the workbook's cell styles, created once.

@@ -25,7 +25,7 @@ func stepsColumns(st styles, a *analysis.Analysis) []sheetColumn {
 		{"requests", st.int0, 10}, {"errors", st.int0, 8}, {"error rate", st.pctl, 10},
 		{"TTFT p50 (ms)", st.ms, 12}, {"TTFT p95 (ms)", st.ms, 12}, {"TTFT p99 (ms)", st.ms, 12}, {"TTFO p95 (ms)", st.ms, 12},
 		{"ITL p50 (ms)", st.ms, 11}, {"ITL p95 (ms)", st.ms, 11}, {"E2E p50 (ms)", st.ms, 12}, {"E2E p95 (ms)", st.ms, 12},
-		{"throughput (req/s)", st.rps, 14}, {"output tokens/s", st.tokps, 14}, {"goodput (req/s)", st.rps, 14},
+		{"throughput (req/s)", st.rps, 14}, {"steady-state throughput N/R (req/s)", st.rps, 16}, {"output tokens/s", st.tokps, 14}, {"goodput (req/s)", st.rps, 14},
 		{"good fraction", st.pctl, 10}, {"per-user output tokens/s", st.num1, 13}, {"steady state", 0, 10},
 		{"meets SLA", 0, 10}, {"regime", 0, 10}, {"SLA violations", 0, 40},
 	}
@@ -64,7 +64,7 @@ func stepsRow(seg string, s analysis.StepStats) []any {
 	}
 	return []any{seg, s.Step, s.Schedule, v(s.Load), s.Requests, s.Errors, v(s.ErrorRate),
 		v(s.TTFTMs.P50), v(s.TTFTMs.P95), v(s.TTFTMs.P99), v(s.TTFOMs.P95), v(s.ITLMs.P50), v(s.ITLMs.P95),
-		v(s.E2EMs.P50), v(s.E2EMs.P95), v(s.RequestThroughput), v(s.OutputTokenThroughput), v(s.Goodput),
+		v(s.E2EMs.P50), v(s.E2EMs.P95), v(s.RequestThroughput), positive(s.LittleThroughputRps), v(s.OutputTokenThroughput), v(s.Goodput),
 		v(s.GoodFraction), v(s.PerUserOutputTokensPerS), s.SteadyState, s.MeetsSLA, s.Regime, violations}
 }
 
@@ -166,9 +166,17 @@ func writeSegmentsSheet(f *excelize.File, st styles, a *analysis.Analysis) error
 		c := seg.Capacity
 		rows = append(rows, []any{seg.Segment, nanNil(shareOf(a, seg.Segment)), nanNil(capacityLoad(a, c)), nanNil(c.CILow), nanNil(c.CIHigh), c.Method,
 			c.Bottleneck, c.LimitingConstraint, nanNil(c.ThroughputAtCapacity), nanNil(c.OutputTokensPerSAtCapacity),
-			wholeUsers(c.UsersWithThinkTime), nanNil(c.ThinkTimeS), c.BottleneckEvidence, c.Advice})
+			capacityUsers(c), nanNil(c.ThinkTimeS), c.BottleneckEvidence, c.Advice})
 	}
 	return writeTable(f, SheetSegments, "SegmentsTable", cols, rows)
+}
+
+// positive is v when it is finite and > 0, else nil (an empty cell: not computed).
+func positive(v float64) any {
+	if !finite(v) || v <= 0 {
+		return nil
+	}
+	return v
 }
 
 // nanNil maps NaN/Inf to nil (an empty cell).

@@ -182,7 +182,7 @@ func xlsxKeyNumbers(a *analysis.Analysis, st styles) []keyNumber {
 		{"Throughput at capacity", nanNil(c.ThroughputAtCapacity), "req/s", st.num2},
 		{"Output tokens at capacity", nanNil(c.OutputTokensPerSAtCapacity), "tokens/s", st.int0},
 		{"Think time", nanNil(c.ThinkTimeS), "s", st.num1},
-		{"Users per replica (whole users)", wholeUsers(c.UsersWithThinkTime), "users", st.int0},
+		{"Users per replica (whole users)", capacityUsers(c), "users", st.int0},
 		{"Headline source", src, "", 0},
 		{"SLA", constraintsText(a.Constraints), "", 0},
 	}
