@@ -28,6 +28,11 @@ type RunMeta struct {
 	Steps       []plan.Step `json:"steps"`
 	Models      any         `json:"models,omitempty"` // the target's GET /v1/models body
 	Target      TargetInfo  `json:"target"`
+	// Warnings are the sweep's warnings about the measurement's validity (e.g.
+	// WarnNotStreaming: the server ignored stream:true, so TTFT = E2E).
+	Warnings []string `json:"warnings,omitempty"`
+	// Error is why the run failed (State "failed"), e.g. a preflight failure.
+	Error string `json:"error,omitempty"`
 }
 
 // Run states in RunMeta.State.

@@ -74,6 +74,8 @@ type runner struct {
 	scrape   *scraper
 	segs     []*segmentGen
 	baseURL  string
+	// preflightFailed: the target failed its preflight; no load was sent.
+	preflightFailed bool
 }
 
 // Run drives every step of p against its target, writing the run directory
@@ -93,6 +95,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) error {
 	if err != nil {
 		return err
 	}
+
 	defer rn.out.close()
 	err = rn.drive(ctx, done)
 	return rn.finish(err)
@@ -132,11 +135,24 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]StepSummary, error) {
 		}
 		rn.segs = append(rn.segs, g)
 	}
+	if err := ensureFDs(fdsNeeded(rn.meta.Steps, p.Ladder, p.Target.IsSimulator())); err != nil {
+		return nil, err
+	}
 	var err error
 	if rn.out, err = openRunWriter(rn.dir); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	return done, nil
+}
+
+// appendNew appends the items of add not already in list.
+func appendNew(list []string, add ...string) []string {
+	for _, a := range add {
+		if !contains(list, a) {
+			list = append(list, a)
+		}
+	}
+	return list
 }
 
 func newRunID(name string) string {
@@ -165,7 +181,20 @@ func (rn *runner) drive(ctx context.Context, done map[int]StepSummary) error {
 			rn.log.Warn("stopping the target failed", "err", err)
 		}
 	}()
-	rn.meta.Models = fetchModels(ctx, rn.baseURL)
+	if rn.plan.Target.IsSimulator() {
+		rn.meta.Models = fetchModels(ctx, rn.baseURL)
+	} else {
+		models, warns, err := preflight(ctx, rn.plan.Target, rn.baseURL, rn.log)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			rn.preflightFailed = true
+			return err
+		}
+		rn.meta.Models = models
+		rn.meta.Warnings = appendNew(rn.meta.Warnings, warns...)
+	}
 	if err := rn.out.writeMeta(rn.meta); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
@@ -253,6 +282,10 @@ func (rn *runner) finish(err error) error {
 		rn.meta.State = StateInterrupted
 	default:
 		rn.meta.State = StateFailed
+		rn.meta.Error = err.Error()
+	}
+	if rn.preflightFailed && !rn.opts.Resume {
+		removeIfEmpty(rn.dir, FileRecords, FileSteps, FileServerMetrics)
 	}
 	if werr := rn.out.writeMeta(rn.meta); werr != nil && err == nil {
 		return fmt.Errorf("sweep: %w", werr)

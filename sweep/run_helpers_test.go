@@ -32,6 +32,7 @@ type rtServer struct {
 	prompts  []string
 	started  []time.Time
 	auth     string
+	probes   int // preflight probe requests seen
 }
 
 func (s *rtServer) authSeen() string {
@@ -95,6 +96,12 @@ func (s *rtServer) complete(w http.ResponseWriter, r *http.Request) {
 		prompt += " " + m.Content
 	}
 	s.mu.Lock()
+	if strings.TrimSpace(prompt) == preflightPrompt {
+		s.probes++ // the sweep's preflight probe is not load
+		s.mu.Unlock()
+		s.stream(w, r, prompt, 1)
+		return
+	}
 	s.inflight++
 	s.total++
 	s.maxSeen = max(s.maxSeen, s.inflight)
@@ -107,10 +114,14 @@ func (s *rtServer) complete(w http.ResponseWriter, r *http.Request) {
 		s.inflight--
 		s.mu.Unlock()
 	}()
+	s.stream(w, r, prompt, max(body.MaxTokens, 1))
+}
+
+// stream answers n one-word chunks, a usage chunk and [DONE].
+func (s *rtServer) stream(w http.ResponseWriter, r *http.Request, prompt string, n int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	fl := w.(http.Flusher)
 	ctx := r.Context()
-	n := max(body.MaxTokens, 1)
 	for i := 0; i < n; i++ {
 		d := s.itl
 		if i == 0 {

@@ -1,0 +1,54 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/llmcap/llmcap/plan"
+)
+
+// fdMargin is the file descriptors reserved beyond the connections: the run
+// directory's files, the scraper, the launched server's pipes, the log.
+const fdMargin = 64
+
+// fdsNeeded is the file descriptors a sweep of steps needs: one connection per
+// in-flight request (twice for the in-process simulator, which holds the server side
+// too) plus fdMargin. Uncapped open-loop steps count ceil(rate) in flight (a request
+// per second in flight each), a floor rather than a bound.
+func fdsNeeded(steps []plan.Step, ladder plan.Ladder, simulator bool) int {
+	most := 0
+	for _, st := range steps {
+		n := st.Concurrency
+		if st.Schedule != plan.ScheduleConcurrency {
+			n = int(math.Ceil(st.Rate))
+			if ladder.MaxConcurrency > 0 {
+				n = ladder.MaxConcurrency
+			}
+		}
+		most = max(most, n)
+	}
+	if simulator {
+		most *= 2
+	}
+	return most + fdMargin
+}
+
+// ensureFDs raises the soft RLIMIT_NOFILE up to the hard limit when need exceeds it,
+// and fails naming `ulimit -n` when even the hard limit is too low.
+func ensureFDs(need int) error {
+	soft, hard, err := getNoFile()
+	if err != nil || soft >= uint64(need) {
+		return nil // unknown on this platform, or enough
+	}
+	target := min(uint64(need)*2, hard)
+	if target > soft {
+		if err := setNoFile(target, hard); err == nil {
+			soft = target
+		}
+	}
+	if soft < uint64(need) {
+		return fmt.Errorf("the ladder needs about %d open files (connections) but the limit is %d "+
+			"(hard limit %d): raise it with `ulimit -n %d` (or lower the ladder's concurrency)", need, soft, hard, need)
+	}
+	return nil
+}

@@ -1,0 +1,285 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/llmcap/llmcap/plan"
+)
+
+// Preflight limits: how long GET /models and the streaming probe may take at most.
+const (
+	preflightModelsTimeout = 15 * time.Second
+	preflightProbeTimeout  = 2 * time.Minute
+	preflightProbeTokens   = 4
+	// preflightPrompt is the probe request's prompt.
+	preflightPrompt = "Say hello."
+)
+
+// WarnNotStreaming is the run.json warning recorded when the target answers a
+// stream:true request with a plain JSON body.
+const WarnNotStreaming = "server does not stream: TTFT = E2E and ITL are meaningless"
+
+// PreflightError is a preflight failure: the target cannot be reached, does not serve
+// the plan's model, or failed the streaming probe. The sweep sends no load after it.
+type PreflightError struct {
+	URL string
+	Msg string
+}
+
+func (e *PreflightError) Error() string { return e.Msg }
+
+// preflight checks a real (non-simulator) target before step 0: GET {url}/models (the
+// target is reachable; target.model is among the served models when the list is
+// given; a 404 only warns) and then one small streaming probe request. It returns the
+// decoded /models body (nil when unavailable) and any warnings for run.json.
+func preflight(ctx context.Context, t plan.Target, base string, log *slog.Logger) (models any, warnings []string, err error) {
+	models, err = preflightModels(ctx, t, base, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	streams, err := preflightProbe(ctx, t, base)
+	if err != nil {
+		return models, nil, err
+	}
+	if !streams {
+		log.Warn(WarnNotStreaming, "url", base)
+		warnings = append(warnings, WarnNotStreaming)
+	}
+	return models, warnings, nil
+}
+
+// preflightModels is GET {base}/models with the API key.
+func preflightModels(ctx context.Context, t plan.Target, base string, log *slog.Logger) (any, error) {
+	ctx, cancel := context.WithTimeout(ctx, preflightModelsTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, modelsURL(base), nil)
+	if err != nil {
+		return nil, &PreflightError{URL: base, Msg: fmt.Sprintf("target url %s: %v", base, err)}
+	}
+	if t.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+t.APIKey)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, unreachable(base, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return nil, &PreflightError{URL: base, Msg: fmt.Sprintf("target %s rejected the API key: GET %s: HTTP %d%s",
+			base, modelsURL(base), resp.StatusCode, serverMessage(body))}
+	case resp.StatusCode == http.StatusNotFound:
+		log.Warn("the target has no /models endpoint; the model name is not checked", "url", modelsURL(base))
+		return nil, nil
+	case resp.StatusCode/100 != 2:
+		log.Warn("GET /models failed; the model name is not checked", "url", modelsURL(base), "status", resp.StatusCode)
+		return nil, nil
+	}
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		log.Warn("GET /models did not answer JSON; the model name is not checked", "url", modelsURL(base))
+		return nil, nil
+	}
+	if ids := modelIDs(v); len(ids) > 0 && t.Model != "" && !contains(ids, t.Model) {
+		return v, &PreflightError{URL: base, Msg: fmt.Sprintf("target.model %q is not served by %s (it serves: %s)",
+			t.Model, base, strings.Join(ids, ", "))}
+	}
+	return v, nil
+}
+
+// unreachable words a transport error of the first contact.
+func unreachable(base string, err error) error {
+	why := err.Error()
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		why = "connection refused"
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		why = "timed out"
+	}
+	return &PreflightError{URL: base, Msg: fmt.Sprintf("cannot reach target %s: %s", base, why)}
+}
+
+// modelIDs lists data[].id of an OpenAI /models answer.
+func modelIDs(v any) []string {
+	m, _ := v.(map[string]any)
+	data, _ := m["data"].([]any)
+	var ids []string
+	for _, d := range data {
+		if e, ok := d.(map[string]any); ok {
+			if id, ok := e["id"].(string); ok {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// preflightProbe sends one small streaming request; it reports whether the answer was
+// a stream (text/event-stream) and fails on a non-2xx status or an error object.
+func preflightProbe(ctx context.Context, t plan.Target, base string) (streams bool, err error) {
+	timeout := preflightProbeTimeout
+	if t.RequestTimeout > 0 && t.RequestTimeout < timeout {
+		timeout = t.RequestTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	path, body := probeBody(t)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+path, bytes.NewReader(body))
+	if err != nil {
+		return false, &PreflightError{URL: base, Msg: fmt.Sprintf("probe request: %v", err)}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if t.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+t.APIKey)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return false, &PreflightError{URL: base, Msg: fmt.Sprintf("probe request to %s got no answer within %s", req.URL, timeout)}
+		}
+		return false, unreachable(base, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode/100 != 2 {
+		return false, &PreflightError{URL: base, Msg: fmt.Sprintf("probe request to %s failed: HTTP %d (%s)%s",
+			req.URL, resp.StatusCode, classOfStatus(resp.StatusCode), serverMessage(b))}
+	}
+	if msg := errorMessage(ct, b); msg != "" {
+		return false, &PreflightError{URL: base, Msg: fmt.Sprintf("probe request to %s answered an error (%s)%s",
+			req.URL, ErrInBand, msg)}
+	}
+	if ct == "text/event-stream" {
+		if !bytes.Contains(b, []byte("data:")) {
+			return false, &PreflightError{URL: base, Msg: fmt.Sprintf("probe request to %s: empty stream (no data: events)", req.URL)}
+		}
+		return true, nil
+	}
+	if bytes.Contains(b, []byte(`"choices"`)) {
+		return false, nil
+	}
+	return false, &PreflightError{URL: base, Msg: fmt.Sprintf("probe request to %s: neither a stream nor a completion (Content-Type %q): %.200q",
+		req.URL, resp.Header.Get("Content-Type"), b)}
+}
+
+// probeBody is the probe's path and JSON body: the plan's model, a short prompt,
+// preflightProbeTokens output tokens, stream:true, extra_body merged under them.
+func probeBody(t plan.Target) (string, []byte) {
+	m := map[string]any{}
+	for k, v := range t.ExtraBody {
+		m[k] = v
+	}
+	m["model"] = t.Model
+	m["max_tokens"] = preflightProbeTokens
+	m["stream"] = true
+	m["temperature"] = t.Temperature
+	path := "/chat/completions"
+	if t.API == "completions" {
+		path = "/completions"
+		m["prompt"] = preflightPrompt
+	} else {
+		m["messages"] = []map[string]string{{"role": "user", "content": preflightPrompt}}
+	}
+	b, _ := json.Marshal(m)
+	return path, b
+}
+
+// classOfStatus is the records' error class of an HTTP status.
+func classOfStatus(code int) string {
+	switch {
+	case code == http.StatusTooManyRequests:
+		return ErrHTTP429
+	case code >= 500:
+		return ErrHTTP5xx
+	default:
+		return ErrHTTP4xx
+	}
+}
+
+// serverMessage is ": <error.message> [type]" from an OpenAI error body, or the body's
+// first 200 bytes, or "".
+func serverMessage(b []byte) string {
+	var e struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &e) == nil && len(e.Error) > 0 {
+		var obj struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+		}
+		if json.Unmarshal(e.Error, &obj) == nil && obj.Message != "" {
+			if obj.Type != "" {
+				return fmt.Sprintf(": %s [%s]", obj.Message, obj.Type)
+			}
+			return ": " + obj.Message
+		}
+		var s string
+		if json.Unmarshal(e.Error, &s) == nil && s != "" {
+			return ": " + s
+		}
+	}
+	if s := strings.TrimSpace(string(b)); s != "" && !bytes.HasPrefix(b, []byte("data:")) && !bytes.Contains(b, []byte(`"choices"`)) {
+		if len(s) > 200 {
+			s = s[:200] + "…"
+		}
+		return ": " + s
+	}
+	return ""
+}
+
+// errorMessage is the server's error message in a 2xx answer: an error object in a
+// JSON body or in an SSE data event; "" when none.
+func errorMessage(ct string, b []byte) string {
+	if ct != "text/event-stream" {
+		if bytes.Contains(b, []byte(`"error"`)) {
+			return serverMessage(b)
+		}
+		return ""
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		payload, ok := bytes.CutPrefix(line, []byte("data:"))
+		if ok && bytes.Contains(payload, []byte(`"error"`)) {
+			if msg := serverMessage(bytes.TrimSpace(payload)); msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
+}
+
+// removeIfEmpty deletes the named files of dir that are empty (a run that failed its
+// preflight leaves only run.json).
+func removeIfEmpty(dir string, names ...string) {
+	for _, n := range names {
+		p := dir + string(os.PathSeparator) + n
+		if st, err := os.Stat(p); err == nil && st.Size() == 0 {
+			os.Remove(p)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// badServer is a real loopback server whose /v1/models and completions answers are
+// given by the test.
+func badServer(t *testing.T, models, complete http.HandlerFunc) string {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/models", models)
+	mux.HandleFunc("/v1/chat/completions", complete)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}
+
+func listModels(w http.ResponseWriter, _ *http.Request) {
+	fmt.Fprint(w, `{"object":"list","data":[{"id":"m","object":"model"}]}`)
+}
+
+func mustNotComplete(t *testing.T) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		t.Error("a completion request was sent after a failed preflight")
+	}
+}
+
+// runFails runs the plan against url and returns the error and the run directory.
+func runFails(t *testing.T, url, model string) (error, string) {
+	t.Helper()
+	p := rtPlan(url)
+	p.Target.Model = model
+	dir := filepath.Join(t.TempDir(), "run")
+	err := Run(context.Background(), p, Options{OutDir: dir})
+	return err, dir
+}
+
+func TestPreflightConnectionRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	err, dir := runFails(t, url, "m")
+	var pe *PreflightError
+	if !errors.As(err, &pe) || err.Error() != "cannot reach target "+url+": connection refused" {
+		t.Fatalf("err = %v, want a PreflightError: cannot reach target …: connection refused", err)
+	}
+	_, _, meta := rtReadMeta(t, dir)
+	if meta.State != StateFailed || !strings.Contains(meta.Error, "connection refused") {
+		t.Errorf("run.json state %q error %q, want failed with the reason", meta.State, meta.Error)
+	}
+	for _, f := range []string{FileRecords, FileSteps, FileServerMetrics} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s written after a failed preflight", f)
+		}
+	}
+}
+
+func rtReadMeta(t *testing.T, dir string) (string, string, RunMeta) {
+	t.Helper()
+	var meta RunMeta
+	b, err := os.ReadFile(filepath.Join(dir, FileRun))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	return dir, "", meta
+}
+
+func TestPreflightModelNotServed(t *testing.T) {
+	url := badServer(t, listModels, mustNotComplete(t))
+	err, _ := runFails(t, url, "other")
+	want := `target.model "other" is not served by ` + url + ` (it serves: m)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %s", err, want)
+	}
+}
+
+func TestPreflightProbeErrorQuotesServer(t *testing.T) {
+	url := badServer(t, http.NotFound, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"error":{"message":"The model 'm' does not exist.","type":"NotFoundError","code":404}}`)
+	})
+	err, _ := runFails(t, url, "m")
+	if err == nil || !strings.Contains(err.Error(), "HTTP 404 (http_4xx): The model 'm' does not exist. [NotFoundError]") {
+		t.Fatalf("err = %v, want the server's message and class", err)
+	}
+}
+
+func TestPreflightInBandStreamError(t *testing.T) {
+	url := badServer(t, listModels, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"error\":{\"message\":\"engine overloaded\",\"type\":\"server_error\"}}\n\n")
+	})
+	err, _ := runFails(t, url, "m")
+	if err == nil || !strings.Contains(err.Error(), "engine overloaded [server_error]") {
+		t.Fatalf("err = %v, want the in-band error quoted", err)
+	}
+}
+
+func TestPreflightNonStreamingWarns(t *testing.T) {
+	url := badServer(t, http.NotFound, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"a b c d"},"finish_reason":"length"}],"usage":{"prompt_tokens":10,"completion_tokens":4}}`)
+	})
+	p := rtPlan(url)
+	p.Target.Model = "m"
+	p.Ladder.Requests = 4
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := Run(context.Background(), p, Options{OutDir: dir}); err != nil {
+		t.Fatalf("Run: %v (a non-streaming server only warns)", err)
+	}
+	_, _, meta := rtReadMeta(t, dir)
+	if len(meta.Warnings) != 1 || meta.Warnings[0] != WarnNotStreaming {
+		t.Errorf("run.json warnings = %q, want [%q]", meta.Warnings, WarnNotStreaming)
+	}
+	if meta.State != StateComplete {
+		t.Errorf("state %q", meta.State)
+	}
+}
+
+func TestFDLimitTooLowFails(t *testing.T) {
+	soft, hard, err := getNoFile()
+	if err != nil {
+		t.Skip("no RLIMIT_NOFILE here")
+	}
+	if need := int(hard) + 1; hard < 1<<30 {
+		err := ensureFDs(need)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("ulimit -n %d", need)) {
+			t.Errorf("ensureFDs(%d) = %v, want an error naming ulimit -n %d", need, err, need)
+		}
+	}
+	if err := ensureFDs(int(soft)); err != nil {
+		t.Errorf("ensureFDs(soft limit %d) = %v", soft, err)
+	}
+}
+
+func TestFDLimitRaisesSoftLimit(t *testing.T) {
+	soft, hard, err := getNoFile()
+	if err != nil || soft >= hard {
+		t.Skip("soft limit already at the hard limit")
+	}
+	defer setNoFile(soft, hard)
+	if err := ensureFDs(int(soft) + 1); err != nil {
+		t.Fatalf("ensureFDs: %v", err)
+	}
+	if now, _, _ := getNoFile(); now <= soft {
+		t.Errorf("soft limit %d not raised above %d", now, soft)
+	}
+}
