@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,13 @@ func serveSim(addr string) int {
 		return 1
 	}
 	fmt.Println("simulator serving at", srv.URL())
+	// The simulator is pure Go: its raw syscalls bypass libc, which is all nsys's osrt
+	// trace intercepts. A shell loop child (sleep, head: libc nanosleep/open/read) gives
+	// the OS runtime trace real calls to record, as a C++/Python server's would.
+	load := exec.CommandContext(ctx, "sh", "-c", "while sleep 0.05; do head -c 64 /etc/hostname >/dev/null; done")
+	if err := load.Start(); err == nil {
+		defer load.Wait()
+	}
 	<-ctx.Done()
 	srv.Close()
 	return 0
@@ -81,12 +89,7 @@ func TestLaunchModeRealNsys(t *testing.T) {
 	p := capturePlan(ModeLaunch)
 	p.Target.URL = "http://" + addr + "/v1"
 	p.Target.Model = p.Target.Simulator.Model
-	// The simulator is pure Go: its raw syscalls bypass libc, which is all nsys's osrt
-	// trace intercepts. A shell loop in the launched process tree (sleep, head: libc
-	// nanosleep/open/read) gives the OS runtime trace real calls to record, as the libc
-	// calls of a C++/Python server (vLLM, llama.cpp) would.
-	p.Target.Launch = &plan.Launch{Command: []string{"sh", "-c",
-		`while sleep 0.05; do head -c 64 /etc/hostname >/dev/null; done & exec "$0" -test.run='^$'`, os.Args[0]},
+	p.Target.Launch = &plan.Launch{Command: []string{os.Args[0], "-test.run=^$"},
 		Env: []string{envSimServer + "=" + addr}, ReadyTimeout: time.Minute}
 	p.Ladder.Requests = 12
 	p.Ladder.Warmup = plan.Warmup{Requests: 2}
