@@ -16,7 +16,7 @@ func capacitySection(in *input) []core.Row {
 	rows := []core.Row{heading("Capacity"),
 		para(fmt.Sprintf("Capacity is the largest %s at which every SLA constraint holds (%s). Users per replica convert it with the think time "+
 			"(users = X · (R + Z), rounded down to whole users); replicas = ⌈target users ÷ (users per replica × (1 − headroom))⌉ with headroom %s.",
-			loadName(a), constraintsText(a.Constraints), pct(headroom(a))))}
+			loadName(a), constraintsText(a.Constraints), shareText(headroom(a))))}
 	var data [][]string
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
@@ -31,7 +31,7 @@ func capacitySection(in *input) []core.Row {
 		rows = append(rows, para(fmt.Sprintf("GPUs per replica: %d. Price: %s per GPU-hour, %d hours a month. The XLSX workbook's Summary sheet recomputes this table for any input.",
 			gpusPerReplica(a), usdCents(gpuHourUSD(a)), hoursPerMonth), props.Text{Size: 8.5, Top: 1, Color: colGrey}))
 		rows = append(rows, para(fmt.Sprintf("$ / M output tokens = price of one replica's GPUs per hour ÷ (output tokens/s at capacity × (1 − headroom %s) × 3,600) × 1,000,000: "+
-			"the cost of a million generated tokens when every replica runs fully loaded up to its headroom.", pct(headroom(a))), props.Text{Size: 8.5, Top: 1, Color: colGrey}))
+			"the cost of a million generated tokens when every replica runs fully loaded up to its headroom.", shareText(headroom(a))), props.Text{Size: 8.5, Top: 1, Color: colGrey}))
 	}
 	return rows
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"archive/zip"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -220,6 +221,16 @@ func TestXLSXGolden(t *testing.T) {
 	for _, zf := range z.File {
 		if strings.HasPrefix(zf.Name, "xl/charts/chart") {
 			charts++
+			rc, err := zf.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(rc)
+			rc.Close()
+			// The x values are numeric references: points plot against the load's value.
+			if !strings.Contains(string(b), "<xVal><numRef>") || strings.Contains(string(b), "<xVal><strRef>") {
+				t.Errorf("%s: x values are not numeric references", zf.Name)
+			}
 		}
 	}
 	if charts != 3 {
