@@ -26,6 +26,7 @@ func renderMarkdown(in *input, charts []string) string {
 	for _, kv := range keyNumbers(a) {
 		fmt.Fprintf(&b, "| %s | %s |\n", mdEscape(kv.Key), mdEscape(kv.Value))
 	}
+	fmt.Fprintf(&b, "\n_%s_\n", glossary)
 	if ws := warnings(a); len(ws) > 0 {
 		b.WriteString("\n## Warnings\n\n")
 		if scope := warningScope(a, ws); scope != "" {
