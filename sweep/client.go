@@ -6,9 +6,12 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,11 +72,32 @@ type Client struct {
 	url    string
 	auth   string
 	static map[string]any
-	tr     *http.Transport
-	dialer net.Dialer
+	// staticEnc is static pre-encoded in key order; staticErr is why it could not be.
+	staticEnc []bodyMember
+	staticErr error
+	tr        *http.Transport
+	dialer    net.Dialer
 	// dial is the dial function behind the transport (replaceable in tests).
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	pool sync.Pool
+	// raw is the raw HTTP/1.1 pool for an http:// URL (nil: net/http), made on first use.
+	raw     *rawPool
+	rawOnce sync.Once
+}
+
+// useRawHTTP selects the raw HTTP/1.1 path for http:// targets (tests turn it off to
+// exercise the net/http path).
+var useRawHTTP = true
+
+// rawPool returns the client's raw HTTP/1.1 pool, or nil when requests go through
+// net/http.
+func (c *Client) rawPool() *rawPool {
+	c.rawOnce.Do(func() {
+		if useRawHTTP {
+			c.raw = newRawPool(c.url, c.auth, c.cfg.MaxConns)
+		}
+	})
+	return c.raw
 }
 
 // streamBufSize is the read buffer per in-flight request.
@@ -100,6 +124,7 @@ func NewClient(cfg ClientConfig) *Client {
 		c.static[k] = v
 	}
 	c.static["stream"] = true
+	c.encodeStatic()
 	c.dialer = net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
 	c.dial = c.dialer.DialContext
 	idle := 1 << 16
@@ -130,7 +155,12 @@ func NewClient(cfg ClientConfig) *Client {
 }
 
 // CloseIdleConnections closes the client's idle keep-alive connections.
-func (c *Client) CloseIdleConnections() { c.tr.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() {
+	c.tr.CloseIdleConnections()
+	if p := c.rawPool(); p != nil {
+		p.closeIdle()
+	}
+}
 
 // dialError marks an error as coming from the TCP dial.
 type dialError struct{ err error }
@@ -138,32 +168,97 @@ type dialError struct{ err error }
 func (e *dialError) Error() string { return e.err.Error() }
 func (e *dialError) Unwrap() error { return e.err }
 
-// body encodes req's JSON body.
-func (c *Client) body(req *Request) ([]byte, error) {
-	m := make(map[string]any, len(c.static)+3)
-	for k, v := range c.static {
-		m[k] = v
+// bodyMember is one pre-encoded member of the request body.
+type bodyMember struct {
+	key string // the member name
+	enc []byte // `"name":value`
+}
+
+// encodeStatic pre-encodes the static members in key order (the order json.Marshal
+// gives a map), so body only encodes the request's own fields. A value that cannot be
+// encoded leaves staticErr set, and every body reports it.
+func (c *Client) encodeStatic() {
+	keys := slices.Sorted(maps.Keys(c.static))
+	for _, k := range keys {
+		kb, err := json.Marshal(k)
+		if err != nil {
+			c.staticErr = err
+			return
+		}
+		vb, err := json.Marshal(c.static[k])
+		if err != nil {
+			c.staticErr = err
+			return
+		}
+		c.staticEnc = append(c.staticEnc, bodyMember{key: k, enc: append(append(kb, ':'), vb...)})
 	}
-	if c.cfg.API == "completions" {
-		m["prompt"] = req.Prompt
-	} else {
+}
+
+// body encodes req's JSON body: the static members merged in key order with the
+// request's own, which win; the bytes equal json.Marshal of the merged map.
+func (c *Client) body(req *Request) ([]byte, error) {
+	if c.staticErr != nil {
+		return nil, fmt.Errorf("encode request body: %w", c.staticErr)
+	}
+	var own [3]bodyMember
+	n := 0
+	if req.MaxTokens > 0 {
+		own[n] = bodyMember{"max_tokens", strconv.AppendInt([]byte(`"max_tokens":`), int64(req.MaxTokens), 10)}
+		n++
+	}
+	var v any = req.Prompt
+	key := "prompt"
+	if c.cfg.API != "completions" {
 		msgs := req.Messages
 		if msgs == nil {
 			msgs = []ChatMessage{}
 		}
-		m["messages"] = msgs
+		v, key = msgs, "messages"
 	}
-	if req.MaxTokens > 0 {
-		m["max_tokens"] = req.MaxTokens
-	}
-	if req.Seed != 0 {
-		m["seed"] = req.Seed
-	}
-	b, err := json.Marshal(m)
+	vb, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encode request body: %w", err)
 	}
-	return b, nil
+	own[n] = bodyMember{key, append([]byte(`"`+key+`":`), vb...)}
+	n++
+	if req.Seed != 0 {
+		own[n] = bodyMember{"seed", strconv.AppendInt([]byte(`"seed":`), req.Seed, 10)}
+		n++
+	}
+	slices.SortFunc(own[:n], func(a, b bodyMember) int { return strings.Compare(a.key, b.key) })
+	out := make([]byte, 0, 64+len(vb)+c.staticLen())
+	out = append(out, '{')
+	i := 0
+	for _, m := range c.staticEnc {
+		for i < n && own[i].key < m.key {
+			out = appendMember(out, own[i].enc)
+			i++
+		}
+		if i < n && own[i].key == m.key {
+			continue // the request's own field wins
+		}
+		out = appendMember(out, m.enc)
+	}
+	for ; i < n; i++ {
+		out = appendMember(out, own[i].enc)
+	}
+	return append(out, '}'), nil
+}
+
+func appendMember(out, enc []byte) []byte {
+	if len(out) > 1 {
+		out = append(out, ',')
+	}
+	return append(out, enc...)
+}
+
+// staticLen is the encoded size of the static members.
+func (c *Client) staticLen() int {
+	n := 0
+	for _, m := range c.staticEnc {
+		n += len(m.enc) + 1
+	}
+	return n
 }
 
 // Do sends req and streams the answer, filling rec's timing, token and status fields
@@ -193,7 +288,11 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *Record) string {
 		s.finalize()
 		return ""
 	}
-	c.run(ctx, s, body)
+	if p := c.rawPool(); p != nil {
+		c.runRaw(ctx, s, body, p)
+	} else {
+		c.run(ctx, s, body)
+	}
 	s.finalize()
 	return string(s.answer)
 }
@@ -201,6 +300,9 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *Record) string {
 // put returns s to the pool, dropping buffers a huge event made large.
 func (c *Client) put(s *stream) {
 	const keep = 64 << 10
+	if cap(s.req) > 16*keep {
+		s.req = nil
+	}
 	if cap(s.parser.line) > keep || cap(s.parser.data) > keep || cap(s.answer) > 4*keep ||
 		cap(s.dec.c.content) > keep {
 		s.parser = SSEParser{}
@@ -253,9 +355,10 @@ func (c *Client) run(parent context.Context, s *stream, body []byte) {
 	defer resp.Body.Close()
 	wd.armIdle(time.Now())
 	s.rec.HTTPStatus = resp.StatusCode
+	src := &readerSource{r: resp.Body, buf: s.buf}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		c.readHTTPError(parent, ctx, s, resp, wd)
+		c.readHTTPError(parent, ctx, s, resp.StatusCode, src, wd)
 		return
 	}
-	c.readStream(parent, ctx, s, resp, wd)
+	c.readStream(parent, ctx, s, resp.Header.Get("Content-Type"), src, wd)
 }

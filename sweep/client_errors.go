@@ -116,13 +116,12 @@ func errText(err error) string {
 }
 
 // readHTTPError records a non-2xx response: its class and the body's error message.
-func (c *Client) readHTTPError(parent, ctx context.Context, s *stream, resp *http.Response, wd *watchdog) {
-	body, err := readLimited(resp.Body, maxErrorBody, wd)
+func (c *Client) readHTTPError(parent, ctx context.Context, s *stream, code int, src bodySource, wd *watchdog) {
+	body, err := readLimited(src, maxErrorBody, wd)
 	if err != nil && parent.Err() != nil {
 		s.setError(c.classifyTransport(parent, ctx, err, true))
 		return
 	}
-	code := resp.StatusCode
 	class := ErrHTTP4xx
 	switch {
 	case code == http.StatusTooManyRequests:

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"mime"
-	"net/http"
 	"sync/atomic"
 	"time"
 )
@@ -44,6 +43,8 @@ type stream struct {
 	icl    []float64
 	emit   func(SSEEvent) error
 	wrote  *atomic.Int64 // monoNs when the request was written (0: not yet/never)
+	req    []byte        // the raw path's request bytes (scratch)
+	raw    rawBody       // the raw path's response body
 
 	now, sent, first, firstOut, last time.Time
 	haveFirst, haveOut, haveLast     bool
@@ -70,7 +71,7 @@ const maxEventBytes = 16 << 20
 
 func (s *stream) reset(rec *Record) {
 	*s = stream{
-		c: s.c, rec: rec, parser: s.parser, dec: s.dec, buf: s.buf, emit: s.emit,
+		c: s.c, rec: rec, parser: s.parser, dec: s.dec, buf: s.buf, emit: s.emit, req: s.req,
 		answer: s.answer[:0], icl: s.icl[:0], finish: s.finish[:0],
 	}
 	s.parser.Reset()
@@ -155,11 +156,30 @@ func (s *stream) apply(c *chunk) {
 	}
 }
 
+// bodySource yields a response body piece by piece: next returns the bytes that are
+// available (valid until the following call) and io.EOF at the body's end; it may
+// return data and an error together.
+type bodySource interface {
+	next() ([]byte, error)
+}
+
+// readerSource reads a net/http response body into the stream's buffer.
+type readerSource struct {
+	r   io.Reader
+	buf []byte
+}
+
+func (rs *readerSource) next() ([]byte, error) {
+	n, err := rs.r.Read(rs.buf)
+	return rs.buf[:n], err
+}
+
 // readStream reads a 2xx response body as an event stream (or, when the server
-// ignored stream=true, as one JSON completion).
-func (c *Client) readStream(parent, ctx context.Context, s *stream, resp *http.Response, wd *watchdog) {
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
-		c.readJSONBody(parent, ctx, s, resp, wd)
+// ignored stream=true, as one JSON completion). contentType is the response's
+// Content-Type header.
+func (c *Client) readStream(parent, ctx context.Context, s *stream, contentType string, body bodySource, wd *watchdog) {
+	if mt, _, _ := mime.ParseMediaType(contentType); mt == "application/json" {
+		c.readJSONBody(parent, ctx, s, body, wd)
 		return
 	}
 	var drain *time.Timer
@@ -169,11 +189,11 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, resp *http.R
 		}
 	}()
 	for {
-		n, err := resp.Body.Read(s.buf)
-		if n > 0 {
+		b, err := body.next()
+		if len(b) > 0 {
 			s.now = time.Now()
 			wd.touch(s.now)
-			if perr := s.parser.Feed(s.buf[:n], s.emit); perr != nil {
+			if perr := s.parser.Feed(b, s.emit); perr != nil {
 				s.setError(ErrDecode, "parse event stream: "+perr.Error())
 				return
 			}
@@ -198,27 +218,26 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, resp *http.R
 }
 
 // readJSONBody handles a non-streamed JSON answer as a single event.
-func (c *Client) readJSONBody(parent, ctx context.Context, s *stream, resp *http.Response, wd *watchdog) {
-	body, err := readLimited(resp.Body, maxEventBytes, wd)
+func (c *Client) readJSONBody(parent, ctx context.Context, s *stream, body bodySource, wd *watchdog) {
+	b, err := readLimited(body, maxEventBytes, wd)
 	if err != nil {
 		class, msg := c.classifyTransport(parent, ctx, err, true)
 		s.setError(class, msg)
 		return
 	}
 	s.now = time.Now()
-	_ = s.onEvent(SSEEvent{Data: body})
+	_ = s.onEvent(SSEEvent{Data: b})
 	s.done = s.errClass == ""
 }
 
-// readLimited reads up to limit bytes of r, touching the watchdog as data arrives.
-func readLimited(r io.Reader, limit int, wd *watchdog) ([]byte, error) {
+// readLimited reads up to limit bytes of body, touching the watchdog as data arrives.
+func readLimited(body bodySource, limit int, wd *watchdog) ([]byte, error) {
 	var out []byte
-	buf := make([]byte, 4096)
 	for len(out) < limit {
-		n, err := r.Read(buf)
-		if n > 0 {
+		b, err := body.next()
+		if len(b) > 0 {
 			wd.touch(time.Now())
-			out = append(out, buf[:n]...)
+			out = append(out, b...)
 		}
 		if err == io.EOF {
 			return out, nil

@@ -62,17 +62,24 @@ func framed(e ev, eol string) ev {
 }
 
 // build turns events into steps; with split, every event is written byte by byte
-// (gap apart). It returns, per event, the index of the step that completes it.
+// (gap apart). It returns, per event, the index of the step that completes it: written
+// byte by byte, an event ending in CRLF is complete at the blank line's CR (a CR ends a
+// line), one step before its last byte.
 func build(evs []ev, split bool, gap time.Duration) ([]ssetest.Step, []int) {
 	var steps []ssetest.Step
 	var last []int
 	for _, e := range evs {
 		if !split {
 			steps = append(steps, ssetest.Step{Delay: e.delay, Data: []byte(e.raw)})
-		} else {
-			steps = append(steps, ssetest.Split([]byte(e.raw), 1, e.delay, gap)...)
+			last = append(last, len(steps)-1)
+			continue
 		}
-		last = append(last, len(steps)-1)
+		steps = append(steps, ssetest.Split([]byte(e.raw), 1, e.delay, gap)...)
+		k := len(steps) - 1
+		if strings.HasSuffix(e.raw, "\r\n") {
+			k--
+		}
+		last = append(last, k)
 	}
 	return steps, last
 }

@@ -1,0 +1,566 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// The raw HTTP/1.1 path: for plain http:// targets the client writes its requests and
+// parses responses (status line, headers, chunked or Content-Length or close-delimited
+// bodies) itself over pooled keep-alive TCP connections. Compared with net/http's
+// transport it spends no goroutines per connection (net/http runs a read loop and a
+// write loop for each and hands every request between them), copies response bytes
+// once less, and hands the SSE parser slices of its own read buffer. https:// and
+// anything unusual (user info in the URL) go through net/http.
+
+// rawReadBufSize is a raw connection's read buffer; rawMaxHeader bounds the response
+// head (status line and headers).
+const (
+	rawReadBufSize  = 16 << 10
+	rawMaxHeader    = 1 << 20
+	rawIdleConnTime = 90 * time.Second
+)
+
+// errRawMalformed marks a response that is not HTTP/1.x; its text contains
+// "malformed HTTP" so classifyTransport reports it as a decode error.
+var errRawMalformed = errors.New("malformed HTTP response")
+
+// longAgo is a deadline in the past: setting it interrupts blocked reads and writes.
+var longAgo = time.Unix(1, 0)
+
+// rawPool is the keep-alive pool of one http:// target.
+type rawPool struct {
+	addr    string // host:port to dial
+	prefix  []byte // request line and fixed headers, up to "Content-Length: "
+	max     int    // bound on open connections (0 = none)
+	mu      sync.Mutex
+	idle    []*rawConn      // most recently used last
+	open    int             // connections dialled and not yet closed
+	waiters []chan *rawConn // requests waiting for a connection (max reached)
+}
+
+// rawConn is one pooled connection with its read buffer; unread bytes are buf[r:w].
+type rawConn struct {
+	conn      net.Conn
+	buf       []byte
+	r, w      int
+	idleSince time.Time
+}
+
+// newRawPool returns the raw pool for rawURL, or nil when the URL needs net/http.
+func newRawPool(rawURL, auth string, maxConns int) *rawPool {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "http" || u.User != nil || u.Host == "" || u.Opaque != "" {
+		return nil
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	p := &rawPool{addr: net.JoinHostPort(u.Hostname(), port), max: max(maxConns, 0)}
+	var b bytes.Buffer
+	b.WriteString("POST " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host +
+		"\r\nUser-Agent: Go-http-client/1.1\r\nAccept: text/event-stream\r\n")
+	if auth != "" {
+		b.WriteString("Authorization: " + auth + "\r\n")
+	}
+	b.WriteString("Content-Type: application/json\r\nContent-Length: ")
+	p.prefix = b.Bytes()
+	return p
+}
+
+// get returns an idle live connection or dials a new one; when MaxConns connections
+// are open it waits for one to come back or close (or for ctx). Dial failures are
+// *dialError.
+func (p *rawPool) get(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error)) (*rawConn, error) {
+	for {
+		p.mu.Lock()
+		if n := len(p.idle); n > 0 {
+			rc := p.idle[n-1]
+			p.idle[n-1] = nil
+			p.idle = p.idle[:n-1]
+			p.mu.Unlock()
+			if rc = p.check(rc); rc != nil {
+				return rc, nil
+			}
+			continue
+		}
+		if p.max == 0 || p.open < p.max {
+			p.open++
+			p.mu.Unlock()
+			conn, err := dial(ctx, "tcp", p.addr)
+			if err != nil {
+				p.release()
+				return nil, &dialError{err: err}
+			}
+			return &rawConn{conn: conn, buf: make([]byte, rawReadBufSize)}, nil
+		}
+		w := make(chan *rawConn, 1)
+		p.waiters = append(p.waiters, w)
+		p.mu.Unlock()
+		select {
+		case rc := <-w: // a returned connection, or nil: a slot was freed
+			if rc = p.check(rc); rc != nil {
+				return rc, nil
+			}
+		case <-ctx.Done():
+			p.mu.Lock()
+			p.waiters = slices.DeleteFunc(p.waiters, func(x chan *rawConn) bool { return x == w })
+			p.mu.Unlock()
+			select { // what was handed to us meanwhile goes to the next waiter
+			case rc := <-w:
+				if rc != nil {
+					p.put(rc)
+				} else {
+					p.wake()
+				}
+			default:
+			}
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+// check returns rc when it is fresh and alive; otherwise it closes it and returns nil.
+func (p *rawPool) check(rc *rawConn) *rawConn {
+	if rc == nil {
+		return nil
+	}
+	if time.Since(rc.idleSince) < rawIdleConnTime && connAlive(rc.conn) {
+		return rc
+	}
+	p.discard(rc)
+	return nil
+}
+
+// put hands a connection whose response was read completely to a waiting request, or
+// keeps it idle.
+func (p *rawPool) put(rc *rawConn) {
+	rc.r, rc.w = 0, 0
+	rc.idleSince = time.Now()
+	p.mu.Lock()
+	if len(p.waiters) > 0 {
+		w := p.waiters[0]
+		p.waiters = p.waiters[1:]
+		p.mu.Unlock()
+		w <- rc
+		return
+	}
+	p.idle = append(p.idle, rc)
+	p.mu.Unlock()
+}
+
+// discard closes a connection and frees its slot.
+func (p *rawPool) discard(rc *rawConn) {
+	_ = rc.conn.Close()
+	p.release()
+}
+
+// release frees a connection slot, waking a waiting request.
+func (p *rawPool) release() {
+	p.mu.Lock()
+	p.open--
+	p.mu.Unlock()
+	p.wake()
+}
+
+// wake tells the first waiting request to try again.
+func (p *rawPool) wake() {
+	p.mu.Lock()
+	if len(p.waiters) == 0 {
+		p.mu.Unlock()
+		return
+	}
+	w := p.waiters[0]
+	p.waiters = p.waiters[1:]
+	p.mu.Unlock()
+	w <- nil
+}
+
+// closeIdle closes the idle connections.
+func (p *rawPool) closeIdle() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, rc := range idle {
+		p.discard(rc)
+	}
+}
+
+// writeRequest writes the request head and body in one write.
+func (p *rawPool) writeRequest(rc *rawConn, scratch []byte, body []byte) ([]byte, error) {
+	b := append(scratch[:0], p.prefix...)
+	b = strconv.AppendInt(b, int64(len(body)), 10)
+	b = append(b, "\r\n\r\n"...)
+	b = append(b, body...)
+	_, err := rc.conn.Write(b)
+	return b, err
+}
+
+// fill reads more bytes into rc.buf (compacting or growing it up to limit first).
+func (rc *rawConn) fill(limit int) error {
+	if rc.r > 0 && rc.r == rc.w {
+		rc.r, rc.w = 0, 0
+	}
+	if rc.w == len(rc.buf) {
+		if rc.r > 0 {
+			rc.w = copy(rc.buf, rc.buf[rc.r:rc.w])
+			rc.r = 0
+		} else if len(rc.buf) < limit {
+			nb := make([]byte, min(2*len(rc.buf), limit))
+			rc.w = copy(nb, rc.buf[rc.r:rc.w])
+			rc.r, rc.buf = 0, nb
+		} else {
+			return fmt.Errorf("%w: header larger than %d bytes", errRawMalformed, limit)
+		}
+	}
+	n, err := rc.conn.Read(rc.buf[rc.w:])
+	rc.w += n
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// line returns the next CRLF- or LF-terminated line (without its terminator), reading
+// as needed; the slice is valid until the next read.
+func (rc *rawConn) line() ([]byte, error) {
+	for {
+		if i := bytes.IndexByte(rc.buf[rc.r:rc.w], '\n'); i >= 0 {
+			l := rc.buf[rc.r : rc.r+i]
+			rc.r += i + 1
+			return bytes.TrimSuffix(l, []byte{'\r'}), nil
+		}
+		if err := rc.fill(rawMaxHeader); err != nil {
+			if err == io.EOF && rc.r < rc.w {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+}
+
+// rawHead is what the client needs from a response head.
+type rawHead struct {
+	status      int
+	contentType string
+	chunked     bool
+	length      int64 // -1: unknown (read to EOF)
+	close       bool  // the connection cannot be reused
+}
+
+// readHead reads the status line and headers, skipping 1xx interim responses.
+func (rc *rawConn) readHead() (rawHead, error) {
+	for {
+		h, err := rc.readOneHead()
+		if err != nil || h.status >= 200 || h.status == 101 {
+			return h, err
+		}
+	}
+}
+
+func (rc *rawConn) readOneHead() (rawHead, error) {
+	h := rawHead{length: -1}
+	l, err := rc.line()
+	if err != nil {
+		return h, err
+	}
+	proto, rest, _ := bytes.Cut(l, []byte{' '})
+	code, _, _ := bytes.Cut(rest, []byte{' '})
+	if !bytes.HasPrefix(proto, []byte("HTTP/1.")) || len(proto) != 8 {
+		return h, fmt.Errorf("%w %q", errRawMalformed, truncate(string(l), 100))
+	}
+	n, err := strconv.Atoi(string(code))
+	if err != nil || len(code) != 3 || n < 100 {
+		return h, fmt.Errorf("%w status code %q", errRawMalformed, truncate(string(code), 100))
+	}
+	h.status = n
+	h.close = proto[7] == '0'
+	for {
+		l, err := rc.line()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return h, err
+		}
+		if len(l) == 0 {
+			break
+		}
+		if err := h.header(l); err != nil {
+			return h, err
+		}
+	}
+	if h.status == 204 || h.status == 304 || h.status < 200 {
+		h.chunked, h.length = false, 0
+	}
+	return h, nil
+}
+
+// header applies one header line.
+func (h *rawHead) header(l []byte) error {
+	k, v, ok := bytes.Cut(l, []byte{':'})
+	if !ok || len(k) == 0 || k[0] == ' ' || k[0] == '\t' {
+		return nil // a continuation or junk line: nothing the client needs
+	}
+	v = bytes.TrimSpace(v)
+	switch {
+	case asciiEqualFold(k, "content-type"):
+		h.contentType = string(v)
+	case asciiEqualFold(k, "transfer-encoding"):
+		h.chunked = hasToken(v, "chunked")
+		if !h.chunked {
+			h.close = true // another coding: read to EOF, never reuse
+		}
+	case asciiEqualFold(k, "content-length"):
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%w: bad Content-Length %q", errRawMalformed, truncate(string(v), 100))
+		}
+		h.length = n
+	case asciiEqualFold(k, "connection"):
+		if hasToken(v, "close") {
+			h.close = true
+		} else if hasToken(v, "keep-alive") {
+			h.close = false
+		}
+	}
+	return nil
+}
+
+// asciiEqualFold reports whether b equals the lower-case ASCII s, ignoring case.
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// hasToken reports whether the comma-separated header value v holds token.
+func hasToken(v []byte, token string) bool {
+	for len(v) > 0 {
+		var t []byte
+		t, v, _ = bytes.Cut(v, []byte{','})
+		if asciiEqualFold(bytes.TrimSpace(t), token) {
+			return true
+		}
+	}
+	return false
+}
+
+// Body framings of rawBody.
+const (
+	rawChunked = iota
+	rawLength
+	rawToEOF
+)
+
+// Chunked-body states.
+const (
+	chunkHeader = iota
+	chunkData
+	chunkCRLF
+)
+
+// rawBody is the bodySource of a raw response: slices of the connection's buffer,
+// without the chunked framing.
+type rawBody struct {
+	rc    *rawConn
+	mode  int
+	state int
+	left  int64 // bytes left in the current chunk or the body
+	eof   bool  // the body was read to its proper end
+}
+
+func (b *rawBody) init(rc *rawConn, h rawHead) {
+	*b = rawBody{rc: rc, mode: rawToEOF, state: chunkHeader}
+	switch {
+	case h.chunked:
+		b.mode = rawChunked
+	case h.length >= 0:
+		b.mode, b.left = rawLength, h.length
+	}
+}
+
+func (b *rawBody) next() ([]byte, error) {
+	if b.eof {
+		return nil, io.EOF
+	}
+	switch b.mode {
+	case rawLength:
+		if b.left == 0 {
+			b.eof = true
+			return nil, io.EOF
+		}
+		return b.data()
+	case rawToEOF:
+		d, err := b.data()
+		if err == io.EOF {
+			b.eof = true
+		}
+		return d, err
+	}
+	for {
+		switch b.state {
+		case chunkData:
+			if b.left > 0 {
+				return b.data()
+			}
+			b.state = chunkCRLF
+		case chunkCRLF:
+			l, err := b.rc.line()
+			if err != nil {
+				return nil, unexpectedEOF(err)
+			}
+			if len(l) != 0 {
+				return nil, errors.New("malformed chunked encoding")
+			}
+			b.state = chunkHeader
+		default:
+			if err := b.chunkHeader(); err != nil || b.eof {
+				return nil, err
+			}
+		}
+	}
+}
+
+// chunkHeader reads a chunk-size line; the last chunk's trailers end the body.
+func (b *rawBody) chunkHeader() error {
+	l, err := b.rc.line()
+	if err != nil {
+		return unexpectedEOF(err)
+	}
+	l, _, _ = bytes.Cut(l, []byte{';'})
+	n, err := strconv.ParseUint(string(bytes.TrimSpace(l)), 16, 63)
+	if err != nil {
+		return errors.New("malformed chunked encoding")
+	}
+	if n > 0 {
+		b.left, b.state = int64(n), chunkData
+		return nil
+	}
+	for { // trailers up to the blank line
+		l, err := b.rc.line()
+		if err != nil {
+			return unexpectedEOF(err)
+		}
+		if len(l) == 0 {
+			b.eof = true
+			return io.EOF
+		}
+	}
+}
+
+// data returns up to b.left buffered bytes (all when the body is read to EOF),
+// reading once when none are buffered.
+func (b *rawBody) data() ([]byte, error) {
+	rc := b.rc
+	var err error
+	if rc.r == rc.w {
+		rc.r, rc.w = 0, 0
+		var n int
+		n, err = rc.conn.Read(rc.buf)
+		rc.w = n
+		if n == 0 && err == nil {
+			err = io.ErrNoProgress
+		}
+		if err != nil && b.mode != rawToEOF {
+			err = unexpectedEOF(err)
+		}
+	}
+	n := int64(rc.w - rc.r)
+	if b.mode != rawToEOF && n > b.left {
+		n = b.left
+	}
+	d := rc.buf[rc.r : rc.r+int(n)]
+	rc.r += int(n)
+	b.left -= n
+	return d, err
+}
+
+// unexpectedEOF turns io.EOF inside a framed body into io.ErrUnexpectedEOF.
+func unexpectedEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// runRaw performs the exchange for s over a pooled raw connection of p, with the same
+// timeouts, error classes and timestamps as run.
+func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPool) {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	if c.cfg.RequestTimeout > 0 {
+		var cancelT context.CancelFunc
+		ctx, cancelT = context.WithTimeoutCause(ctx, c.cfg.RequestTimeout, errTimeoutRequest)
+		defer cancelT()
+	}
+	wd := newWatchdog(cancel, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
+	defer wd.stop()
+	s.sent = time.Now()
+	rc, err := p.get(ctx, c.dial)
+	if err != nil {
+		s.setError(c.classifyTransport(parent, ctx, err, false))
+		return
+	}
+	wd.armFirstByte()
+	// Cancellation (the caller's, a timeout, the drain after [DONE]) interrupts blocked
+	// reads and writes; such a connection is never reused.
+	stop := context.AfterFunc(ctx, func() { _ = rc.conn.SetDeadline(longAgo) })
+	reuse := false
+	defer func() {
+		if stop() && reuse {
+			p.put(rc)
+		} else {
+			p.discard(rc)
+		}
+	}()
+	// SentNs is taken as the write starts: the write of a request to a loopback or LAN
+	// socket returns within microseconds, but the goroutine may be descheduled before it
+	// could take a time afterwards, which would shorten the measured TTFT.
+	s.sent = time.Now()
+	s.req, err = p.writeRequest(rc, s.req, body)
+	if err != nil {
+		s.setError(c.classifyTransport(parent, ctx, err, false))
+		return
+	}
+	head, err := rc.readHead()
+	if err != nil {
+		s.setError(c.classifyTransport(parent, ctx, err, false))
+		return
+	}
+	wd.armIdle(time.Now())
+	s.rec.HTTPStatus = head.status
+	src := &s.raw
+	src.init(rc, head)
+	if head.status < 200 || head.status > 299 {
+		c.readHTTPError(parent, ctx, s, head.status, src, wd)
+	} else {
+		c.readStream(parent, ctx, s, head.contentType, src, wd)
+	}
+	reuse = src.eof && !head.close && rc.r == rc.w
+	src.rc = nil
+}
