@@ -32,7 +32,7 @@ var classRules = []struct {
 		"concat_and_cache", "copy_blocks", "swap_blocks", "[cuda mem"}},
 	{ClassAttention, []string{"flash_fwd", "flash_bwd", "flash::", "flashattn", "flash_attn", "flashinfer",
 		"paged_attention", "pagedattention", "fmha", "xformers", "attention", "mha_", "mla_", "decode_attention",
-		"batchprefill", "batchdecode", "merge_attn_states", "cutlass_mla"}},
+		"batchprefill", "batchdecode", "merge_attn_states", "cutlass_mla", "sdpa", "flash_fprop", "flash_bprop"}},
 	{ClassNormAct, []string{"rms_norm", "rmsnorm", "layer_norm", "layernorm", "silu_and_mul", "act_and_mul",
 		"gelu", "silu", "swiglu", "geglu", "softmax", "rotary_embedding", "batch_norm", "group_norm"}},
 	{ClassGEMM, []string{"gemm", "gemv", "cutlass", "xmma", "cublas", "nvjet", "wgmma", "splitkreduce",
@@ -41,7 +41,7 @@ var classRules = []struct {
 
 // Classify returns the class of a kernel (or GPU operation) name: ClassGEMM (cutlass,
 // sm90_xmma_gemm, ampere_*gemm*, cuBLAS nvjet, gemv), ClassAttention (flash-attention,
-// FlashInfer, vLLM paged_attention, fmha, xformers), ClassCommunication (NCCL,
+// FlashInfer, vLLM paged_attention, fmha, xformers, cuDNN SDPA), ClassCommunication (NCCL,
 // vLLM's custom all-reduce), ClassNormAct (RMSNorm, LayerNorm, SiLU-and-mul, GELU,
 // softmax, rotary embedding), ClassMemory (memcpy/memset, copy kernels, KV-cache
 // writes) or ClassOther.
