@@ -267,8 +267,10 @@ func (c *Client) staticLen() int {
 // ErrorClass, HTTPStatus, Error, and ScheduleLagMs when rec.ScheduledNs is set and it is
 // nil). It never panics on server misbehaviour: failures become rec.Status == "error"
 // with an ErrorClass. The returned string is the answer's content text (for multi-turn
-// history). SentNs is when the request had been written to the connection (before
-// that, when it never was); TTFT and the other latencies count from it. Records of
+// history). SentNs is when the request was written to the connection (on the raw
+// HTTP/1.1 path of http:// targets, as its single write starts; through net/http, when
+// the transport reports it written; before that, when it never was); TTFT and the
+// other latencies count from it. Records of
 // failed requests keep the TTFT/TTFO they observed but have no E2E/ITL.
 func (c *Client) Do(ctx context.Context, req *Request, rec *Record) string {
 	if req == nil {
