@@ -24,11 +24,15 @@ type FieldError struct {
 	Allowed string
 }
 
-// Error formats the problem as "path: value is not allowed: allowed".
+// Error formats the problem as "path: value is not allowed: allowed", or "path:
+// allowed" when Value is empty (Allowed then says it all).
 func (e FieldError) Error() string {
 	path := e.Path
 	if path == "" {
 		path = "(plan)"
+	}
+	if e.Value == "" {
+		return fmt.Sprintf("%s: %s", path, e.Allowed)
 	}
 	return fmt.Sprintf("%s: %s is not allowed: %s", path, e.Value, e.Allowed)
 }
@@ -176,6 +180,9 @@ func decodeProblem(de *mapstructure.DecodeError) problems {
 		out.add(name, pe.Value, "must be %s", typeWord(pe.Expected.Type()))
 	case errors.As(inner, &ue):
 		out.add(name, ue.Value, "must be %s", typeWord(ue.Expected.Type()))
+	case strings.Contains(msg, "time: no unit: "):
+		n := msg[strings.Index(msg, "time: no unit: ")+len("time: no unit: "):]
+		out.add(name, raw(""), "%s has no unit: write e.g. %q (units: ms, s, m, h)", n, n+"s")
 	case strings.Contains(msg, "time: "):
 		out.add(name, raw(strings.TrimPrefix(msg, "time: ")), "must be a duration such as 500ms, 30s or 2m")
 	default:

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,13 +43,21 @@ func Load(path string, overrides map[string]any) (*Plan, error) {
 	v.AutomaticEnv()
 	baseDir := "."
 	if path != "" {
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			return nil, fmt.Errorf("%s: is a directory, not a plan file", path)
+		}
 		v.SetConfigFile(path)
 		v.SetConfigType("yaml")
 		if err := v.ReadInConfig(); err != nil {
 			return nil, readError(path, err)
 		}
 		baseDir = filepath.Dir(path)
+		if v.IsSet("gpus") && v.IsSet("models") && !v.IsSet("segments") {
+			return nil, fmt.Errorf("%s: this is the simulator catalog, not a plan "+
+				"(name it in a plan as target.simulator.catalog)", path)
+		}
 	}
+	envProbs := envOverrides(v, overrides)
 	for k, val := range overrides {
 		v.Set(k, val)
 	}
@@ -68,6 +78,7 @@ func Load(path string, overrides map[string]any) (*Plan, error) {
 		}
 	}
 	probs = append(probs, without(p.problems(), probs)...)
+	probs = append(nameEnvSources(probs, overrides), envProbs...)
 	if len(probs) > 0 {
 		return nil, &ValidationError{File: path, Problems: probs}
 	}
@@ -84,13 +95,21 @@ func decodeHook() mapstructure.DecodeHookFunc {
 			return data, nil
 		}
 		switch rv := reflect.ValueOf(data); rv.Kind() {
+		case reflect.String:
+			str := strings.TrimSpace(rv.String())
+			if _, err := strconv.ParseFloat(str, 64); err == nil && str != "0" {
+				return nil, fmt.Errorf("time: no unit: %s", str)
+			}
+			if _, err := time.ParseDuration(str); err != nil {
+				return nil, fmt.Errorf("time: invalid duration %q", str)
+			}
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			if rv.Int() != 0 {
-				return nil, fmt.Errorf("time: bare number %d has no unit", rv.Int())
+				return nil, fmt.Errorf("time: no unit: %d", rv.Int())
 			}
 		case reflect.Float32, reflect.Float64:
 			if rv.Float() != 0 {
-				return nil, fmt.Errorf("time: bare number %g has no unit", rv.Float())
+				return nil, fmt.Errorf("time: no unit: %g", rv.Float())
 			}
 		}
 		return data, nil
@@ -203,6 +222,9 @@ func (p *Plan) resolvePaths(baseDir string) {
 	}
 }
 
+// envVarRE matches a portable environment variable name.
+var envVarRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 // ResolveAPIKey sets Target.APIKey from Target.APIKeyEnv or Target.APIKeyFile (first
 // line, trimmed). It returns a *ValidationError naming the setting when the variable is
 // unset or the file is unreadable or empty. The key itself never appears in errors.
@@ -212,6 +234,9 @@ func (p *Plan) ResolveAPIKey() error {
 	switch {
 	case t.APIKeyEnv != "" && t.APIKeyFile != "":
 		probs.add("target.api_key_file", t.APIKeyFile, "set only one of target.api_key_env and target.api_key_file")
+	case t.APIKeyEnv != "" && !envVarRE.MatchString(t.APIKeyEnv):
+		probs.add("target.api_key_env", raw(""), "must name an environment variable "+
+			"(the value looks like a key itself; it is not shown)")
 	case t.APIKeyEnv != "":
 		t.APIKey = strings.TrimSpace(os.Getenv(t.APIKeyEnv))
 		if t.APIKey == "" {

@@ -140,6 +140,7 @@ func (s Simulator) check(ps *problems) {
 	if s.Catalog != "" {
 		checkFile(ps, pre+"catalog", s.Catalog)
 	}
+	s.checkCatalogNames(ps)
 	positiveInt(ps, pre+"tensor_parallel", s.TensorParallel)
 	positiveInt(ps, pre+"max_num_seqs", s.MaxNumSeqs)
 	positiveInt(ps, pre+"max_num_batched_tokens", s.MaxNumBatchedTokens)
@@ -217,6 +218,7 @@ func (p *Plan) checkSegments(ps *problems) {
 	}
 	seen := map[string]int{}
 	var sum float64
+	negative := false
 	for i, s := range p.Segments {
 		pre := fmt.Sprintf("segments[%d].", i)
 		switch j, dup := seen[s.Name]; {
@@ -229,7 +231,8 @@ func (p *Plan) checkSegments(ps *problems) {
 		}
 		seen[s.Name] = i
 		if s.Weight < 0 {
-			ps.add(pre+"weight", s.Weight, "must be >= 0")
+			ps.add(pre+"weight", s.Weight, "must be >= 0 (a weight is the segment's share of the mix)")
+			negative = true
 		} else {
 			sum += s.Weight
 		}
@@ -247,7 +250,7 @@ func (p *Plan) checkSegments(ps *problems) {
 			}
 		}
 	}
-	if sum <= 0 {
+	if sum <= 0 && !negative {
 		ps.add("segments[*].weight", raw(fmt.Sprintf("a sum of %g", sum)), "weights must sum to a positive number")
 	}
 }

@@ -2,8 +2,12 @@ package plan
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/llmcap/llmcap/configs"
 )
 
 // needsLadder reports whether some step will use the ladder's levels (a non-trace
@@ -107,6 +111,9 @@ func (p *Plan) checkCapture(ps *problems) {
 	if !slices.Contains(CaptureModes, c.Mode) {
 		ps.add("capture.mode", c.Mode, "%s", oneOf(CaptureModes))
 	}
+	if c.Mode == "session" && c.SessionName == "" {
+		ps.add("capture.session_name", raw(""), "session mode needs the name of the running nsys session (nsys sessions list)")
+	}
 	if c.Mode == "launch" && p.Target.Launch == nil {
 		ps.add("capture.mode", c.Mode, "launch mode needs target.launch (the server command to run under nsys)")
 	}
@@ -155,4 +162,43 @@ func (p *Plan) Constraints() []Constraint {
 		}
 	}
 	return out
+}
+
+// checkCatalogNames requires the simulator's GPU and model to be catalog names: the
+// embedded catalog's plus target.simulator.catalog's (whose entries add to it).
+func (s Simulator) checkCatalogNames(ps *problems) {
+	const pre = "target.simulator."
+	gpus, models, err := configs.Names()
+	if err != nil {
+		return // the embedded catalog is tested in configs
+	}
+	if s.Catalog != "" {
+		b, err := os.ReadFile(s.Catalog)
+		if err != nil {
+			return // reported by checkFile
+		}
+		g, m, err := configs.NamesIn(b)
+		if err != nil {
+			ps.add(pre+"catalog", s.Catalog, "must be a YAML catalog like configs/catalog.yaml (%v)", err)
+			return
+		}
+		gpus, models = append(gpus, g...), append(models, m...)
+	}
+	if s.GPU != "" && !slices.Contains(gpus, s.GPU) {
+		ps.add(pre+"gpu", s.GPU, "must be a catalog GPU: %s", strings.Join(gpus, ", "))
+	}
+	if s.Model != "" && !slices.Contains(models, s.Model) {
+		ps.add(pre+"model", s.Model, "must be a catalog model: %s", strings.Join(models, ", "))
+	}
+}
+
+// HasLatencySLA reports whether the SLA has at least one latency constraint (TTFT,
+// TTFO, ITL or E2E); without one, the capacity (users within the SLA) is undefined.
+func (s SLA) HasLatencySLA() bool {
+	for _, m := range s.slaMaps() {
+		if len(m) > 0 {
+			return true
+		}
+	}
+	return false
 }
