@@ -74,6 +74,8 @@ type runner struct {
 	scrape   *scraper
 	segs     []*segmentGen
 	baseURL  string
+	// started is when this invocation's sweep began (progress lines' elapsed).
+	started time.Time
 	// preflightFailed: the target failed its preflight; no load was sent.
 	preflightFailed bool
 }
@@ -87,7 +89,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) error {
 	if opts.OutDir == "" {
 		return errors.New("sweep: no run directory (Options.OutDir)")
 	}
-	rn := &runner{opts: opts, dir: opts.OutDir, log: opts.Logger}
+	rn := &runner{opts: opts, dir: opts.OutDir, log: opts.Logger, started: time.Now()}
 	if rn.log == nil {
 		rn.log = slog.Default()
 	}

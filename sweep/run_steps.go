@@ -92,7 +92,31 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 		rn.log.Warn("sync server metrics", "err", err)
 	}
 	rn.progress.endStep()
+	rn.logStepDone(st, &sum, results)
 	return sum, nil
+}
+
+// logStepDone logs one concise line per finished step (always, at info, so a
+// non-terminal stderr shows progress too): segment, load, requests, errors, measured
+// TTFT p50/p95, elapsed and the remaining estimate.
+func (rn *runner) logStepDone(st plan.Step, sum *StepSummary, results []stepResult) {
+	var ttft []float64
+	for _, r := range results {
+		if r.rec.Phase == PhaseMeasure && r.rec.OK() && r.rec.TTFTMs != nil {
+			ttft = append(ttft, *r.rec.TTFTMs)
+		}
+	}
+	var left time.Duration
+	for _, s := range rn.meta.Steps {
+		if s.Index > st.Index {
+			left += s.Estimated
+		}
+	}
+	p50, p95 := statOf(append([]float64(nil), ttft...), "p50"), statOf(ttft, "p95")
+	rn.log.Info(fmt.Sprintf("step %d/%d done", st.Index+1, len(rn.meta.Steps)), "segment", st.Segment,
+		st.Schedule, st.Load(), "requests", sum.MeasureRequests, "errors", sum.Errors,
+		"ttft_p50_ms", fmt.Sprintf("%.0f", p50), "ttft_p95_ms", fmt.Sprintf("%.0f", p95),
+		"elapsed", time.Since(rn.started).Round(time.Second), "eta", left.Round(time.Second))
 }
 
 // workloadFor returns the step's workload and, for a trace step, its trace segment.
