@@ -47,7 +47,8 @@ func TestOllamaStoriesCapacity(t *testing.T) {
 }
 
 // checkRecordsComplete asserts that the run completed, every step has measured records,
-// no request failed, and the exact-length model produced exactly max_tokens tokens.
+// no request failed (records and analysis error rate 0), and the exact-length model
+// produced exactly max_tokens tokens.
 func checkRecordsComplete(t *testing.T, rd *runDir) {
 	t.Helper()
 	if rd.Meta.State != sweep.StateComplete {
@@ -57,8 +58,15 @@ func checkRecordsComplete(t *testing.T, rd *runDir) {
 		t.Errorf("steps.jsonl has %d steps, run.json plans %d", len(rd.Steps), len(rd.Meta.Steps))
 	}
 	measured := map[int]int{}
+	cancelled := 0
 	for i := range rd.Records {
 		r := &rd.Records[i]
+		if r.ErrorClass == "cancelled" {
+			// In flight when the step's grace period ended: the sweep cancels these by
+			// design (not a server error; analysis leaves them out of the error rate).
+			cancelled++
+			continue
+		}
 		if !r.OK() {
 			t.Errorf("record %s (step %d) failed: %s %s", r.RequestID, r.Step, r.ErrorClass, r.Error)
 			continue
@@ -74,12 +82,20 @@ func checkRecordsComplete(t *testing.T, rd *runDir) {
 				r.RequestID, r.OutputTokens, r.IntendedOutputTokens)
 		}
 	}
+	t.Logf("%d records, %d cancelled at the end of a step's grace period", len(rd.Records), cancelled)
 	for _, s := range rd.Steps {
 		if measured[s.Index] < 8 {
 			t.Errorf("step %d (%s c=%d) has %d measured records, want >= 8", s.Index, s.Segment, s.Concurrency, measured[s.Index])
 		}
-		if s.Errors != 0 {
-			t.Errorf("step %d: steps.jsonl reports %d errors", s.Index, s.Errors)
+	}
+	if rd.Analysis != nil {
+		for _, seg := range rd.Analysis.Segments {
+			for _, s := range seg.Steps {
+				if s.Errors != 0 || s.ErrorRate != 0 {
+					t.Errorf("analysis: step %d (c=%d) has %d errors (rate %.3f): %v",
+						s.Step, s.Concurrency, s.Errors, s.ErrorRate, s.ErrorClasses)
+				}
+			}
 		}
 	}
 }
