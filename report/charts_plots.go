@@ -93,7 +93,7 @@ func ITLPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 	}
 	if seg.Fit != nil {
 		var model plotter.XYs
-		for _, c := range seg.Fit.Curve {
+		for _, c := range shownCurve(a, seg) {
 			if finite(c.Load) && finite(c.ITLp50Ms) {
 				model = append(model, plotter.XY{X: c.Load, Y: c.ITLp50Ms})
 			}
@@ -157,7 +157,7 @@ func ThroughputPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.P
 	}
 	if seg.Fit != nil {
 		var model plotter.XYs
-		for _, c := range seg.Fit.Curve {
+		for _, c := range shownCurve(a, seg) {
 			if finite(c.Load) && finite(c.Throughput) {
 				model = append(model, plotter.XY{X: c.Load, Y: c.Throughput})
 			}
@@ -183,7 +183,7 @@ func FitPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 	fit := seg.Fit
 	p := newPlot(fmt.Sprintf("Model fit: %s (R² %.3f)", seg.Segment, fit.R2), loadLabel(a), "TTFT p95 (ms)")
 	var curve, upper, lower plotter.XYs
-	for _, c := range fit.Curve {
+	for _, c := range shownCurve(a, seg) {
 		if !finite(c.Load) || !finite(c.TTFTp95Ms) {
 			continue
 		}
@@ -203,7 +203,7 @@ func FitPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 		p.Add(band)
 		p.Legend.Add("95% band", band)
 	}
-	if err := addLine(p, "model TTFT p95", curve, 0); err != nil {
+	if err := addLine(p, "model TTFT p95", curve, 4); err != nil {
 		return nil, err
 	}
 	meas := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.TTFTMs.P95 })
@@ -224,6 +224,34 @@ func FitPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 	p.Y.Min = 0
 	loadAxis(p, a, seg)
 	return p, nil
+}
+
+// shownCurve is the part of a segment's model curve within the load axis that
+// loadAxis sets (up to 5% past the largest measured load or the capacity), so the
+// model's extrapolation does not stretch the y axis beyond the data.
+func shownCurve(a *analysis.Analysis, seg analysis.SegmentAnalysis) []analysis.CurvePoint {
+	if seg.Fit == nil {
+		return nil
+	}
+	hi := math.Inf(-1)
+	for _, s := range seg.Steps {
+		if finite(s.Load) {
+			hi = math.Max(hi, s.Load)
+		}
+	}
+	if c := capacityLoad(a, seg.Capacity); finite(c) {
+		hi = math.Max(hi, c)
+	}
+	if !finite(hi) {
+		return seg.Fit.Curve
+	}
+	var out []analysis.CurvePoint
+	for _, c := range seg.Fit.Curve {
+		if c.Load <= 1.05*hi {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // reversed returns a reversed copy of pts.
