@@ -18,10 +18,10 @@ import (
 
 func newAnalyzeCmd(_ *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:     "analyze DIR",
+		Use:     "analyze RUN_DIR",
 		Short:   "Analyse a run directory: write analysis.json and print the summary",
 		Example: "  llmcap analyze runs/20261130-152000-demo",
-		Args:    cobra.ExactArgs(1),
+		Args:    oneRunDir("analyze"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := analyzeDir(cmd.OutOrStdout(), args[0]); err != nil {
 				return err
@@ -35,12 +35,12 @@ func newAnalyzeCmd(_ *globals) *cobra.Command {
 func newReportCmd(_ *globals) *cobra.Command {
 	var formats []string
 	cmd := &cobra.Command{
-		Use:   "report DIR",
+		Use:   "report RUN_DIR",
 		Short: "Render a run directory's analysis as PDF, XLSX, charts, JSON, Markdown and CSV",
 		Long: `report reads DIR/analysis.json (running the analysis first when it is missing) and
 writes each format into DIR. Without --format it uses the plan's report.formats.`,
 		Example: "  llmcap report runs/demo\n  llmcap report runs/demo --format pdf,xlsx",
-		Args:    cobra.ExactArgs(1),
+		Args:    oneRunDir("report"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			a, err := analysis.ReadJSON(dir)
@@ -48,7 +48,7 @@ writes each format into DIR. Without --format it uses the plan's report.formats.
 				a, err = analyzeDir(cmd.OutOrStdout(), dir)
 			}
 			if err != nil {
-				return fmt.Errorf("report %s: %w", dir, err)
+				return withDir("report", dir, err)
 			}
 			if len(formats) == 0 {
 				formats = runFormats(dir)
@@ -56,8 +56,8 @@ writes each format into DIR. Without --format it uses the plan's report.formats.
 			if err := checkFormats(formats); err != nil {
 				return err
 			}
-			if err := report.Write(dir, a, formats); err != nil {
-				return fmt.Errorf("report %s: %w", dir, err)
+			if err := renderReport(cmd.Context(), cmd.OutOrStdout(), dir, a, formats); err != nil {
+				return err
 			}
 			printOutputs(cmd.OutOrStdout(), dir)
 			return nil
@@ -65,6 +65,24 @@ writes each format into DIR. Without --format it uses the plan's report.formats.
 	}
 	cmd.Flags().StringSliceVar(&formats, "format", nil, "formats to write: "+strings.Join(report.Formats, ","))
 	return cmd
+}
+
+// withDir prefixes err with "verb dir: " unless its message already names dir.
+func withDir(verb, dir string, err error) error {
+	if strings.Contains(err.Error(), dir) {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", verb, dir, err)
+}
+
+// oneRunDir requires exactly one argument, the run directory, with a usage line.
+func oneRunDir(name string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return fmt.Errorf("usage: llmcap %s RUN_DIR (a run directory written by llmcap run or llmcap sweep)", name)
+		}
+		return nil
+	}
 }
 
 // runFormats returns report.formats from dir/run.json's plan, or nil (all formats).

@@ -351,7 +351,7 @@ func TestVersion(t *testing.T) {
 func TestCaptureWiredWithoutNsys(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	r := llmcap(t, nil, "sweep", "-c", tinyPlan(t), "-o", dir,
-		"--set", "capture.enabled=true", "--set", "capture.mode=session",
+		"--set", "capture.enabled=true", "--set", "capture.mode=session", "--set", "capture.session_name=llmcap",
 		"--set", "capture.nsys_path=/nonexistent/nsys", "--set", "capture.steps=[{segment: chat, concurrency: 2}]")
 	if r.code != 0 {
 		t.Fatalf("sweep with capture: exit %d:\n%s", r.code, r.stderr)

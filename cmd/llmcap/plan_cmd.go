@@ -37,6 +37,9 @@ func newPlanCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if !p.SLA.HasLatencySLA() {
+				g.log.Warn(noSLA)
+			}
 			steps := p.Steps()
 			total := plan.TotalEstimate(steps)
 			if asJSON {
@@ -57,7 +60,7 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 		s := p.Target.Simulator
 		target = fmt.Sprintf("embedded simulator (%s on %s×%d, max_num_seqs %d)", s.Model, s.GPU, s.TensorParallel, s.MaxNumSeqs)
 	}
-	fmt.Fprintf(w, "plan %q: %d steps against %s, model %s\n", p.Name, len(steps), target, p.Target.Model)
+	fmt.Fprintf(w, "plan %q: %s against %s, model %s\n", p.Name, plural(len(steps), "step"), target, p.Target.Model)
 	if cs := p.Constraints(); len(cs) > 0 {
 		var parts []string
 		for _, c := range cs {
@@ -75,8 +78,20 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write plan: %w", err)
 	}
-	_, err := fmt.Fprintf(w, "\nestimated wall time: %s (%d steps)\n", roundDur(total), len(steps))
+	_, err := fmt.Fprintf(w, "\nestimated wall time: %s (%s)\n", roundDur(total), plural(len(steps), "step"))
 	return err
+}
+
+// noSLA is the plan-time warning (and, for run, the error) of a plan without a
+// latency SLA.
+const noSLA = "no SLA: capacity is undefined (set at least one of sla.ttft_ms, sla.ttfo_ms, sla.itl_ms, sla.e2e_ms, e.g. sla: {ttft_ms: {p95: 500}})"
+
+// plural is "1 step" or "n steps".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func redactedURL(p *plan.Plan) string { return p.Redacted().Target.URL }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -45,11 +47,14 @@ analyses it (analysis.json, a console summary) and renders the report formats.`,
 			if err != nil {
 				return err
 			}
+			if !p.SLA.HasLatencySLA() {
+				return fmt.Errorf("%s: %s", g.v.GetString("config"), noSLA)
+			}
 			dir := g.outDir(p)
 			if err := g.sweep(cmd, p, dir, false, sf); err != nil {
 				return err
 			}
-			return analyzeAndReport(cmd.OutOrStdout(), dir, p.Report.Formats)
+			return analyzeAndReport(cmd.Context(), cmd.OutOrStdout(), dir, p.Report.Formats)
 		},
 	}
 	sf.register(cmd)
@@ -69,9 +74,12 @@ func newSweepCmd(g *globals) *cobra.Command {
 			var p *plan.Plan
 			var err error
 			dir := resume
-			if resume != "" && g.v.GetString("config") == "" {
+			switch {
+			case resume != "" && g.v.GetString("config") == "":
 				p, err = planFromRun(resume)
-			} else {
+			case resume != "":
+				p, err = g.resumePlan(resume)
+			default:
 				p, err = g.loadPlan()
 			}
 			if err != nil {
@@ -87,9 +95,33 @@ func newSweepCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&resume, "resume", "", "continue the interrupted run in this directory (plan from its run.json unless -c)")
+	cmd.Flags().StringVar(&resume, "resume", "", "continue the interrupted run in this directory with the plan stored "+
+		"in its run.json; with -c, the file's plan is used only when its steps are the run's (e.g. to change target.url or the API key)")
 	sf.register(cmd)
 	return cmd
+}
+
+// resumePlan loads -c for --resume dir: it is used only when its steps are exactly the
+// stored run's steps; otherwise it is refused, saying so.
+func (g *globals) resumePlan(dir string) (*plan.Plan, error) {
+	stored, err := planFromRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	p, err := g.loadPlan()
+	if err != nil {
+		return nil, err
+	}
+	want, _ := json.Marshal(stored.Steps())
+	got, _ := json.Marshal(p.Steps())
+	if string(want) != string(got) {
+		return nil, fmt.Errorf("--resume %s: the plan in %s has different steps than the run (%s vs %s): "+
+			"a resumed run keeps its own steps; drop -c to resume with the plan stored in %s",
+			dir, g.v.GetString("config"), plural(len(p.Steps()), "step"), plural(len(stored.Steps()), "step"),
+			filepath.Join(dir, sweep.FileRun))
+	}
+	g.log.Info("resuming with the plan from -c (same steps as the run)", "config", g.v.GetString("config"))
+	return p, nil
 }
 
 // planFromRun re-reads the plan stored in dir/run.json and resolves its API key again
@@ -127,7 +159,11 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 	opts := sweep.Options{OutDir: dir, Resume: resume, Progress: cmd.ErrOrStderr(), SaveICL: sf.saveICL,
 		Version: versionString(), Logger: g.log}
 	g.attachCapture(p, &opts)
-	g.log.Info("sweep starting", "plan", p.Name, "steps", len(p.Steps()), "dir", dir,
+	verb := "sweep starting"
+	if resume {
+		verb = "sweep resuming"
+	}
+	g.log.Info(verb, "plan", p.Name, "steps", len(p.Steps()), "dir", dir,
 		"estimated", roundDur(plan.TotalEstimate(p.Steps())))
 	err := sweep.Run(ctx, p, opts)
 	switch {
@@ -135,6 +171,9 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 		return &exitError{code: 130, err: fmt.Errorf("interrupted: completed steps are saved in %s; "+
 			"resume with: llmcap sweep --resume %s", dir, dir)}
 	case err != nil:
+		if strings.HasPrefix(err.Error(), "sweep") {
+			return err
+		}
 		return fmt.Errorf("sweep: %w", err)
 	}
 	return nil
@@ -175,13 +214,13 @@ func startCPUProfile(path string) (stop func(), err error) {
 
 // analyzeAndReport analyses dir, writes analysis.json, prints the summary, renders the
 // report formats and says where everything is.
-func analyzeAndReport(w io.Writer, dir string, formats []string) error {
+func analyzeAndReport(ctx context.Context, w io.Writer, dir string, formats []string) error {
 	a, err := analyzeDir(w, dir)
 	if err != nil {
 		return err
 	}
-	if err := report.Write(dir, a, formats); err != nil {
-		return fmt.Errorf("report %s: %w", dir, err)
+	if err := renderReport(ctx, w, dir, a, formats); err != nil {
+		return err
 	}
 	printOutputs(w, dir)
 	return nil
@@ -191,7 +230,7 @@ func analyzeAndReport(w io.Writer, dir string, formats []string) error {
 func analyzeDir(w io.Writer, dir string) (*analysis.Analysis, error) {
 	a, err := analysis.Analyze(dir)
 	if err != nil {
-		return nil, fmt.Errorf("analyze %s: %w", dir, err)
+		return nil, withDir("analyze", dir, err)
 	}
 	if err := analysis.WriteJSON(dir, a); err != nil {
 		return nil, fmt.Errorf("analyze %s: %w", dir, err)
