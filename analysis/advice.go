@@ -55,6 +55,12 @@ func slotsOf(ground map[string]any, f *Fit) (int, string) {
 // adviceFor says, in plain words, what to do about a segment's bottleneck, using the
 // server's KV cache evidence and the slot count when known.
 func adviceFor(c Capacity, sa *SegmentAnalysis, ground map[string]any) string {
+	if c.Bottleneck == RegimeErrors {
+		return errorsAdvice(c)
+	}
+	if c.Method == MethodNoData {
+		return "No step has measured requests: nothing to advise on."
+	}
 	if c.Method == MethodBelowFirstStep {
 		s := "The SLA is tighter than this deployment achieves even at the lowest load tested, so more replicas cannot help: relax the SLA, or use a faster GPU or a smaller model."
 		if len(sa.Steps) > 0 && sa.Steps[0].Load > 1 {
@@ -70,7 +76,10 @@ func adviceFor(c Capacity, sa *SegmentAnalysis, ground map[string]any) string {
 	case RegimePrefill:
 		return "Prefill dominates: enable chunked prefill and tune max_num_batched_tokens, use prefix caching for shared prompts, or a GPU with more FLOPS; consider disaggregated prefill."
 	}
-	return "No bottleneck reached within the ladder: extend the ladder to find the limit."
+	if c.Method == MethodAtLeast || c.Method == MethodModel {
+		return "No bottleneck reached within the ladder: extend the ladder to higher loads to find the limit."
+	}
+	return "No single bottleneck stands out at the capacity point: compare TTFT and ITL across the steps."
 }
 
 // queueAdvice advises on a queue (admission) bottleneck from the KV cache evidence.

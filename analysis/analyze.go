@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -22,8 +23,19 @@ func Analyze(dir string) (*Analysis, error) {
 	if err != nil {
 		return nil, fmt.Errorf("analyze %s: %w", dir, err)
 	}
+	if len(in.records.order) == 0 {
+		state := in.meta.State
+		if state == "" {
+			state = "unknown"
+		}
+		return nil, fmt.Errorf("analyze %s: %w (run state: %s)", dir, ErrNoSteps, state)
+	}
 	return analyzeInputs(in), nil
 }
+
+// ErrNoSteps is returned by Analyze when the run directory has no step's records (a
+// failed launch): there is nothing to analyse.
+var ErrNoSteps = errors.New("no step completed: nothing to analyse")
 
 // analyzeInputs computes the Analysis of a read run directory.
 func analyzeInputs(in *runInputs) *Analysis {
@@ -78,6 +90,11 @@ func analyzeInputs(in *runInputs) *Analysis {
 		a.Segments[i].WhatIf, _ = whatIfRows(a.Segments[i].Capacity, sz, nil)
 	}
 	a.Kernels = kernelsOf(in)
+	a.Errors = errorSummaryOf(a)
+	if su := speedUpOf(in); su > 0 && su != 1 {
+		a.SpeedUp = su
+		a.Warnings = append([]string{speedUpWarning(su)}, a.Warnings...)
+	}
 	a.Answer = answerSentence(a, sz)
 	if n := sanitizeFloats(a); n > 0 {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("%d undefined numbers (NaN/Inf) were written as 0", n))
@@ -113,16 +130,20 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	maxErr := maxErrorRate(p.SLA)
 	sf := fitSteps(steps, cons, nil)
 	classifySteps(steps, sf)
-	r := capacityOf(steps, cons, maxErr, sf)
+	if sf.ok {
+		sa.Fit = buildFit(steps, sf)
+	}
+	project := canProject(steps, sf, sa.Fit)
+	r := capacityOf(steps, cons, maxErr, sf, project)
 	c := Capacity{Method: r.method, LimitingConstraint: r.binding}
 	c.Bottleneck, c.BottleneckEvidence = bottleneckOf(r, steps, sf)
 	atCapacity(&c, r, steps, sf, p.SLA.ThinkTime.Seconds())
 	c.CILow, c.CIHigh = r.value, r.value
 	if sf.ok {
-		sa.Fit = buildFit(steps, sf)
-		b := bootstrapSegment(steps, smp, cons, maxErr, sf, seed^hashString(name), deadline)
+		b := bootstrapSegment(steps, smp, cons, maxErr, sf, project, seed^hashString(name), deadline)
 		applyBootstrap(sa.Fit, &c, b, r)
 	}
+	openBand(&c, steps)
 	sa.Steps, sa.Capacity = steps, c
 	return sa
 }
@@ -130,8 +151,10 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 // applyBootstrap copies the bootstrap's 95% intervals into the fit and capacity.
 func applyBootstrap(f *Fit, c *Capacity, b bootResult, r capResult) {
 	f.BootstrapReps = b.reps
-	f.SlotsCILow, f.SlotsCIHigh = ciAround(b.slots, f.Slots)
-	if lo, hi := ci95(b.caps); !math.IsNaN(lo) && r.method != MethodBelowFirstStep && r.method != MethodNoData {
+	if f.SlotsIdentified {
+		f.SlotsCILow, f.SlotsCIHigh = ciAround(b.slots, f.Slots)
+	}
+	if lo, hi := ci95(b.caps); !math.IsNaN(lo) && r.method == MethodMeasured {
 		c.CILow, c.CIHigh = math.Min(lo, r.value), math.Max(hi, r.value)
 	}
 	loads := len(f.Curve)
@@ -145,6 +168,24 @@ func applyBootstrap(f *Fit, c *Capacity, b bootResult, r capResult) {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			f.Residuals[i] = 0
 		}
+	}
+}
+
+// openBand sets the band of a capacity no step bounded: at_least is [highest load
+// tested, open]; a model projection is [highest load tested, the projection cap], open
+// when the projection reached the cap.
+func openBand(c *Capacity, steps []StepStats) {
+	if len(steps) == 0 {
+		return
+	}
+	last := steps[len(steps)-1].Load
+	switch c.Method {
+	case MethodAtLeast:
+		c.CILow, c.CIHigh, c.OpenEnded = last, 0, true
+	case MethodModel:
+		hi := projectMaxFactor * last
+		c.CILow, c.CIHigh = last, hi
+		c.OpenEnded = loadOf(*c) >= 0.999*hi
 	}
 }
 
@@ -248,7 +289,7 @@ func meanE2EMs(st *store, idx []int32) float64 {
 
 func inputOf(in *runInputs, g *group, name string, idx []int32, icl []float64) stepInput {
 	si := stepInput{step: g.key.step, segment: name, schedule: g.schedule, concurrency: g.concurrency,
-		rate: g.rate, idx: idx, icl: icl}
+		rate: g.rate, idx: idx, icl: icl, grp: g}
 	if s, ok := in.stepOf(g.key.step); ok {
 		si.schedule, si.concurrency, si.rate = s.Schedule, s.Concurrency, s.Rate
 	}
@@ -331,14 +372,26 @@ func stepWarnings(a *Analysis) []string {
 					sa.Segment, fmtNum(s.Load), s.SteadyStateReason))
 			}
 		}
-		if f := sa.Fit; f != nil && !slotsObserved(sa.Steps, f.Slots) {
-			out = append(out, fmt.Sprintf("segment %s: no steady step filled the slots, so the fitted %.1f slots is only a lower bound",
-				sa.Segment, f.Slots))
+		if f := sa.Fit; f != nil && !f.SlotsIdentified {
+			w := fmt.Sprintf("segment %s: slots not identified (no step saturated the server)", sa.Segment)
+			if f.slotsFitted > 0 && f.slotsFitted < maxSlots/2 {
+				w += fmt.Sprintf("; the fit suggests at least about %.0f", f.slotsFitted)
+			}
+			out = append(out, w)
+		}
+		last := 0.0
+		if n := len(sa.Steps); n > 0 {
+			last = sa.Steps[n-1].Load
 		}
 		switch sa.Capacity.Method {
+		case MethodAtLeast:
+			out = append(out, fmt.Sprintf("segment %s: every step met the SLA: capacity is at least %s (the highest load tested; no limit reached); extend the ladder to find the limit",
+				sa.Segment, fmtNum(last)))
 		case MethodModel:
-			out = append(out, fmt.Sprintf("segment %s: every step met the SLA; capacity %.1f is extrapolated by the model",
-				sa.Segment, loadOf(sa.Capacity)))
+			out = append(out, fmt.Sprintf("segment %s: every step met the SLA; capacity %s is projected by the model beyond the highest load tested (%s), capped at %s×",
+				sa.Segment, fmtNum(loadOf(sa.Capacity)), fmtNum(last), fmtNum(projectMaxFactor)))
+		case MethodNoData:
+			out = append(out, fmt.Sprintf("segment %s: %s", sa.Segment, noMeasuredEvidence(sa.Steps)))
 		case MethodBelowFirstStep:
 			out = append(out, fmt.Sprintf("segment %s: the SLA fails already at the lowest load (%s)",
 				sa.Segment, sa.Capacity.LimitingConstraint))
@@ -347,14 +400,16 @@ func stepWarnings(a *Analysis) []string {
 	return out
 }
 
-// slotsObserved reports whether a steady step held clearly more requests than slots.
+// slotsObserved reports whether a step with at least 10 latency samples held clearly
+// more requests (1.1×) than slots: the server saturated, so the slots are identified.
+// Steps out of steady state count too (an open loop past saturation never settles).
 func slotsObserved(steps []StepStats, slots float64) bool {
 	for _, s := range steps {
 		inFlight := s.Load
 		if s.Schedule != plan.ScheduleConcurrency {
 			inFlight = s.Rate * s.E2EMs.Mean / 1000
 		}
-		if s.SteadyState && inFlight > 1.1*slots {
+		if s.E2EMs.N >= 10 && inFlight > 1.1*slots {
 			return true
 		}
 	}

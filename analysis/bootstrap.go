@@ -29,7 +29,7 @@ type bootResult struct {
 // bootstrapSegment resamples each step's requests, refits the model and recomputes the
 // capacity, bootReps times or until the time budget runs out.
 func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constraint, maxErr float64,
-	sf segFit, seed uint64, deadline time.Time) bootResult {
+	sf segFit, project bool, seed uint64, deadline time.Time) bootResult {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	loads := curveLoads(steps)
 	out := bootResult{curves: make([][]float64, len(loads))}
@@ -49,7 +49,7 @@ func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constra
 		}
 		out.reps++
 		out.slots = append(out.slots, rf.eval.m.c)
-		out.caps = append(out.caps, capacityOf(rep, cons, maxErr, rf).value)
+		out.caps = append(out.caps, capacityOf(rep, cons, maxErr, rf, project).value)
 		for j, l := range loads {
 			if cp, ok := curvePoint(rf, l); ok {
 				out.curves[j] = append(out.curves[j], cp.TTFTp95Ms)

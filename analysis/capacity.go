@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/llmcap/llmcap/plan"
 )
@@ -11,6 +12,7 @@ import (
 const (
 	MethodMeasured       = "measured"
 	MethodModel          = "model"
+	MethodAtLeast        = "at_least"
 	MethodBelowFirstStep = "below_first_step"
 	MethodNoData         = "no_data"
 )
@@ -21,6 +23,8 @@ type ladderStep struct {
 	stats    map[string]float64 // "metric:stat" → ms
 	errRate  float64
 	requests int
+	// allFailed: every measured request failed (latencies missing for that reason).
+	allFailed bool
 }
 
 // capResult is a capacity found on a ladder.
@@ -40,7 +44,12 @@ type violation struct {
 }
 
 // violations lists the constraints a step breaks (missing data breaks a constraint).
+// A step whose measured requests all failed breaks only the error-rate bound: its
+// latencies are missing because nothing succeeded, not because they were slow.
 func violations(s ladderStep, cons []plan.Constraint, maxErr float64) []violation {
+	if s.requests > 0 && s.allFailed {
+		return []violation{{errorBoundName(maxErr), s.errRate, maxErr}}
+	}
 	var out []violation
 	for _, c := range cons {
 		v, ok := s.stats[statKey(c.Metric, c.Stat)]
@@ -52,7 +61,7 @@ func violations(s ladderStep, cons []plan.Constraint, maxErr float64) []violatio
 		}
 	}
 	if s.errRate > maxErr {
-		out = append(out, violation{"error rate ≤ " + fmtNum(100*maxErr) + "%", s.errRate, maxErr})
+		out = append(out, violation{errorBoundName(maxErr), s.errRate, maxErr})
 	}
 	if s.requests == 0 {
 		out = append(out, violation{"no measured requests", math.Inf(1), 0})
@@ -77,11 +86,17 @@ func measuredCapacity(steps []ladderStep, cons []plan.Constraint, maxErr float64
 		r.method = MethodNoData
 		return r
 	case r.fail < 0:
-		r.method, r.value = MethodModel, steps[len(steps)-1].load
+		r.method, r.value = MethodAtLeast, steps[len(steps)-1].load
 		return r
 	case r.fail == 0:
 		r.method = MethodBelowFirstStep
-		r.binding = worstViolation(violations(steps[0], cons, maxErr))
+		vs := violations(steps[0], cons, maxErr)
+		r.binding = worstViolation(vs)
+		for _, v := range vs {
+			if isErrorBound(v.name) { // failing requests come before any latency
+				r.binding = v.name
+			}
+		}
 		return r
 	}
 	a, b := steps[r.pass], steps[r.fail]
@@ -99,6 +114,12 @@ func measuredCapacity(steps []ladderStep, cons []plan.Constraint, maxErr float64
 	}
 	return r
 }
+
+// errorBoundName names the error-rate bound, e.g. "error rate ≤ 1%".
+func errorBoundName(maxErr float64) string { return "error rate ≤ " + fmtNum(100*maxErr) + "%" }
+
+// isErrorBound reports whether a bound name is the error-rate bound.
+func isErrorBound(name string) bool { return strings.HasPrefix(name, "error rate") }
 
 // valueAt returns step s's value of the named bound (constraint or error rate).
 func valueAt(s ladderStep, name string, cons []plan.Constraint) float64 {
@@ -193,7 +214,8 @@ func ladderFrom(steps []StepStats, cons []plan.Constraint) []ladderStep {
 	out := make([]ladderStep, 0, len(steps))
 	for i := range steps {
 		s := &steps[i]
-		ls := ladderStep{load: s.Load, errRate: s.ErrorRate, requests: s.Requests, stats: map[string]float64{}}
+		ls := ladderStep{load: s.Load, errRate: s.ErrorRate, requests: s.Requests, allFailed: s.Requests > 0 && s.Errors >= s.Requests,
+			stats: map[string]float64{}}
 		for _, c := range cons {
 			if v, ok := statOf(summaryOf(s, c.Metric), c.Stat); ok {
 				ls.stats[statKey(c.Metric, c.Stat)] = v

@@ -52,6 +52,42 @@ type group struct {
 	rate        float64
 	idx         []int32   // indexes into store.reqs
 	icl         []float64 // ICL values of successful measured requests, ms
+	// errSamples: error class → the first error message of a failed record (measured
+	// records preferred over warm-up ones).
+	errSamples map[string]string
+}
+
+// maxErrorSample is the longest error message kept per class, in bytes.
+const maxErrorSample = 200
+
+// sampleError remembers the first error message per class (a measured one replaces a
+// warm-up one).
+func (g *group) sampleError(class string, msg []byte, measuredPhase bool) {
+	if len(msg) == 0 {
+		return
+	}
+	if g.errSamples == nil {
+		g.errSamples = map[string]string{}
+	}
+	key := class
+	if !measuredPhase {
+		key = "\x00" + class // warm-up sample, used only when no measured one exists
+	}
+	if _, ok := g.errSamples[key]; ok {
+		return
+	}
+	if len(msg) > maxErrorSample {
+		msg = append(append([]byte(nil), msg[:maxErrorSample]...), "…"...)
+	}
+	g.errSamples[key] = string(msg)
+}
+
+// errorSample returns the sample message of class, a measured one when there is one.
+func (g *group) errorSample(class string) string {
+	if m, ok := g.errSamples[class]; ok {
+		return m
+	}
+	return g.errSamples["\x00"+class]
 }
 
 // store is every record of a run, grouped by step.
@@ -123,6 +159,7 @@ func (s *store) add(r *rawRecord) {
 			cls = []byte("unknown")
 		}
 		q.errClass = s.intern(cls)
+		g.sampleError(s.names[q.errClass], r.errorMsg, q.phase == phaseMeasure || q.phase == phaseGrace)
 	}
 	if q.ok && q.phase != phaseWarmup && len(r.icl) > 0 {
 		g.icl = append(g.icl, r.icl...)

@@ -128,6 +128,16 @@ func classify(s, base, prev *StepStats, sf segFit) (string, string) {
 // else the model's regime at the capacity load, else one inferred from the binding
 // constraint.
 func bottleneckOf(r capResult, steps []StepStats, sf segFit) (string, string) {
+	if isErrorBound(r.binding) {
+		i := r.fail
+		if r.method == MethodBelowFirstStep || i < 0 {
+			i = 0
+		}
+		return RegimeErrors, errorEvidence(&steps[i])
+	}
+	if r.method == MethodNoData {
+		return RegimeNone, noMeasuredEvidence(steps)
+	}
 	if r.method == MethodBelowFirstStep {
 		return RegimeNone, belowFirstStepEvidence(&steps[0])
 	}

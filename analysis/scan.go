@@ -14,6 +14,7 @@ import (
 // NaN when null or absent.
 type rawRecord struct {
 	segment, stepSegment, schedule, phase, status, errorClass []byte
+	errorMsg                                                  []byte
 	step, concurrency                                         int64
 	rate                                                      float64
 	sentNs, firstNs, endNs                                    int64
@@ -86,6 +87,8 @@ func (r *rawRecord) field(key, b []byte, i int) (int, error) {
 		return strField(b, i, &r.status)
 	case "error_class":
 		return strField(b, i, &r.errorClass)
+	case "error":
+		return strField(b, i, &r.errorMsg)
 	case "step":
 		return intField(b, i, &r.step)
 	case "concurrency":
@@ -363,6 +366,7 @@ type jsonRecord struct {
 	OutputTokens         int64     `json:"output_tokens"`
 	Status               string    `json:"status"`
 	ErrorClass           string    `json:"error_class"`
+	Error                string    `json:"error"`
 }
 
 // decodeRecordSlow parses a line with encoding/json (escaped strings, odd shapes).
@@ -374,6 +378,7 @@ func decodeRecordSlow(b []byte, r *rawRecord) error {
 	r.reset()
 	r.segment, r.stepSegment, r.schedule = []byte(j.Segment), []byte(j.StepSegment), []byte(j.Schedule)
 	r.phase, r.status, r.errorClass = []byte(j.Phase), []byte(j.Status), []byte(j.ErrorClass)
+	r.errorMsg = []byte(j.Error)
 	r.step, r.concurrency, r.rate = j.Step, j.Concurrency, j.Rate
 	r.sentNs, r.firstNs, r.endNs = j.SentNs, j.FirstTokenNs, j.EndNs
 	r.ttft, r.ttfo, r.itl, r.e2e = orNaN(j.TTFTMs), orNaN(j.TTFOMs), orNaN(j.ITLMs), orNaN(j.E2EMs)

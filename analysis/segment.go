@@ -53,38 +53,71 @@ func fitSteps(steps []StepStats, cons []plan.Constraint, start *qmodel) segFit {
 	return segFit{ok: true, loss: loss, pts: pts, eval: e}
 }
 
-// capacityOf finds the capacity of a segment: measured when a step breaks the SLA,
-// else extrapolated with the model up to 10× the last load.
-func capacityOf(steps []StepStats, cons []plan.Constraint, maxErr float64, sf segFit) capResult {
+// Projection limits: the model may project capacity beyond the last step only when its
+// TTFT p95 fit is good (R² ≥ projectMinR2) and a steady step saturated the slots, and
+// then at most projectMaxFactor × the highest load tested.
+const (
+	projectMinR2     = 0.9
+	projectMaxFactor = 2.0
+)
+
+// canProject reports whether the fitted model may project beyond the last step.
+func canProject(steps []StepStats, sf segFit, f *Fit) bool {
+	return sf.ok && f != nil && f.R2 >= projectMinR2 && f.SlotsIdentified
+}
+
+// capacityOf finds the capacity of a segment: measured when a step breaks the SLA; when
+// every step met it, the highest load tested (at_least) or, with project, the model's
+// projection up to projectMaxFactor × the last load. A ladder without measured requests
+// has no capacity (no_data).
+func capacityOf(steps []StepStats, cons []plan.Constraint, maxErr float64, sf segFit, project bool) capResult {
+	if !anyMeasured(steps) {
+		return capResult{method: MethodNoData, pass: -1, fail: -1}
+	}
 	r := measuredCapacity(ladderFrom(steps, cons), cons, maxErr)
-	if r.method == MethodModel && steps[0].Schedule == plan.ScheduleTrace {
+	if r.method == MethodAtLeast && steps[0].Schedule == plan.ScheduleTrace {
 		r.method = MethodMeasured // a replayed trace has one load: it passed as measured
 		r.pass, r.fail, r.frac = len(steps)-1, len(steps)-1, 0
 		return r
 	}
-	if r.method != MethodModel || !sf.ok {
+	if r.method != MethodAtLeast || !project {
 		return r
 	}
 	last := steps[len(steps)-1].Load
-	hi := 10 * last
+	hi := projectMaxFactor * last
 	if sf.eval.rate {
 		hi = math.Min(hi, sf.eval.m.maxThroughputRps())
 	}
 	if hi <= last {
 		return r
 	}
-	v, binding, ok := sf.eval.maxLoad(last, hi)
-	if ok {
-		r.value, r.binding = v, binding
+	if v, binding, ok := sf.eval.maxLoad(last, hi); ok && v > last*1.001 {
+		r.method, r.value, r.binding = MethodModel, v, binding
 	}
 	return r
+}
+
+// anyMeasured reports whether some step has measured requests.
+func anyMeasured(steps []StepStats) bool {
+	for i := range steps {
+		if steps[i].Requests > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // buildFit fills the Fit of a segment from its fitted model (without the bootstrap).
 func buildFit(steps []StepStats, sf segFit) *Fit {
 	m := sf.eval.m
 	f := &Fit{ServiceRate: m.maxThroughputRps(), Slots: m.c, BaseTTFTMs: m.baseAt(1),
-		DecodeBaseMs: m.d0, DecodePerSeqMs: m.d1}
+		DecodeBaseMs: m.d0, DecodePerSeqMs: m.d1, slotsFitted: m.c}
+	// Slots (and the maximum throughput they imply) are identified only when a steady
+	// step held clearly more requests than them; otherwise they are unknown.
+	f.SlotsIdentified = m.c < maxSlots/2 && slotsObserved(steps, m.c)
+	if !f.SlotsIdentified {
+		f.Slots, f.ServiceRate = 0, 0
+	}
 	if m.pmean > 0 {
 		f.PrefillMsPerKToken = m.tp * 1000 / m.pmean
 	}
@@ -185,8 +218,8 @@ func atCapacity(c *Capacity, r capResult, steps []StepStats, sf segFit, thinkS f
 		n, _ := sf.eval.nAt(r.value)
 		m := sf.eval.m
 		x, lout, rS = 1000*m.throughput(n, m.lout), m.lout, m.e2e(n, m.lout)/1000
-	case r.method == MethodModel:
-		s := &steps[len(steps)-1] // the last step's latencies at the extrapolated load
+	case r.method == MethodModel || r.method == MethodAtLeast:
+		s := &steps[len(steps)-1] // the last step's latencies (at, or projected beyond, it)
 		rS, rMixS, lout, share = s.E2EMs.Mean/1000, s.mixE2EMs/1000, s.OutputTokensMean, s.MixShare
 	}
 	c.ThinkTimeS = thinkS

@@ -126,7 +126,7 @@ func checkLowerHalfPrediction(t *testing.T, steps []StepStats, cons []plan.Const
 			t.Errorf("load %v: TTFT p95 prediction off by %.1f%% (> 15%%)", s.Load, 100*rel)
 		}
 	}
-	r := capacityOf(lower, cons, maxErr, sf)
+	r := capacityOf(lower, cons, maxErr, sf, true) // the model's projection is what is tested
 	mc := full.MaxConcurrencyWithinSLA
 	t.Logf("max concurrency within SLA: measured %.2f (%s), predicted from the lower half %.2f (%s): %+.1f%%",
 		mc, full.Method, r.value, r.method, 100*(r.value-mc)/mc)

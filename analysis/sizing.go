@@ -25,17 +25,48 @@ type gpuSpec struct {
 	Name       string  `yaml:"name"`
 	BF16TFLOPS float64 `yaml:"bf16_tflops"`
 	HBMTBps    float64 `yaml:"hbm_tbps"`
+	HBMGB      float64 `yaml:"hbm_gb"`
+	// PriceUSDPerHour is an optional per-GPU price; 0 when the catalog has none.
+	PriceUSDPerHour float64 `yaml:"price_usd_per_hour"`
+}
+
+// modelSpec is what the fit check needs of a catalog model.
+type modelSpec struct {
+	Name       string  `yaml:"name"`
+	Params     float64 `yaml:"params"`
+	DtypeBytes float64 `yaml:"dtype_bytes"`
+}
+
+// weightBytes is the model's weight size in bytes (params × dtype bytes; 2 when unset).
+func (m modelSpec) weightBytes() float64 {
+	d := m.DtypeBytes
+	if d <= 0 {
+		d = 2
+	}
+	return m.Params * d
+}
+
+// catalogFile is the part of configs/catalog.yaml the analysis reads.
+type catalogFile struct {
+	GPUs   []gpuSpec   `yaml:"gpus"`
+	Models []modelSpec `yaml:"models"`
+}
+
+func readCatalog() *catalogFile {
+	if catalogData == nil {
+		return nil
+	}
+	var c catalogFile
+	if yaml.Unmarshal(catalogData(), &c) != nil {
+		return nil
+	}
+	return &c
 }
 
 // gpuCatalog parses the GPU list of the catalog (other sections ignored).
 func gpuCatalog() map[string]gpuSpec {
-	if catalogData == nil {
-		return nil
-	}
-	var c struct {
-		GPUs []gpuSpec `yaml:"gpus"`
-	}
-	if yaml.Unmarshal(catalogData(), &c) != nil {
+	c := readCatalog()
+	if c == nil {
 		return nil
 	}
 	out := map[string]gpuSpec{}
@@ -43,6 +74,31 @@ func gpuCatalog() map[string]gpuSpec {
 		out[strings.ToLower(g.Name)] = g
 	}
 	return out
+}
+
+// catalogModel returns the catalog's model named name (case-insensitive).
+func catalogModel(name string) (modelSpec, bool) {
+	if c := readCatalog(); c != nil && name != "" {
+		for _, m := range c.Models {
+			if strings.EqualFold(m.Name, name) {
+				return m, true
+			}
+		}
+	}
+	return modelSpec{}, false
+}
+
+// hbmUsableFrac is the share of a GPU's memory the weights may take (the rest is
+// activations, KV cache and runtime).
+const hbmUsableFrac = 0.9
+
+// weightsFit reports whether the model's weights, split over gpus GPUs, fit in
+// hbmUsableFrac of g's memory; true when either size is unknown.
+func weightsFit(m modelSpec, ok bool, g gpuSpec, gpus int) bool {
+	if !ok || g.HBMGB <= 0 || m.Params <= 0 {
+		return true
+	}
+	return m.weightBytes()/float64(max(gpus, 1)) <= g.HBMGB*1e9*hbmUsableFrac
 }
 
 // sizing holds the deployment facts sizing needs.
@@ -90,12 +146,12 @@ func whatIfRows(c Capacity, sz sizing, whatIf []string) ([]WhatIf, []string) {
 		return nil, []string{fmt.Sprintf("sizing not possible: no load met the SLA (%s), so no number of replicas serves the target users; what-if rows are left out",
 			orDash(c.LimitingConstraint))}
 	}
-	add := func(gpu string, projected bool, factor float64) {
+	add := func(gpu string, projected bool, factor, price float64) {
 		for _, t := range sz.targets {
-			rows = append(rows, sizeRow(c, sz, gpu, projected, factor, t))
+			rows = append(rows, sizeRow(c, sz, gpu, projected, factor, price, t))
 		}
 	}
-	add(sz.gpu, false, 1)
+	add(sz.gpu, false, 1, sz.gpuHourUSD)
 	if len(whatIf) == 0 {
 		return rows, nil
 	}
@@ -104,13 +160,23 @@ func whatIfRows(c Capacity, sz sizing, whatIf []string) ([]WhatIf, []string) {
 	if !ok {
 		return rows, []string{fmt.Sprintf("what-if projection skipped: GPU %q not in the catalog", sz.gpu)}
 	}
+	model, known := catalogModel(sz.model)
 	for _, name := range whatIf {
 		g, ok := cat[strings.ToLower(name)]
 		if !ok {
 			warns = append(warns, fmt.Sprintf("what-if GPU %q not in the catalog", name))
 			continue
 		}
-		add(g.Name, true, rooflineFactor(base, g, c.Bottleneck))
+		if !weightsFit(model, known, g, sz.gpusPerReplica) {
+			warns = append(warns, fmt.Sprintf("what-if GPU %s skipped: %s's weights (%.1f GB) do not fit in %d × %.0f GB × %.0f%%",
+				g.Name, model.Name, model.weightBytes()/1e9, sz.gpusPerReplica, g.HBMGB, 100*hbmUsableFrac))
+			continue
+		}
+		price := g.PriceUSDPerHour
+		if price <= 0 {
+			price = -1 // same $/GPU-hour as the measured GPU assumed
+		}
+		add(g.Name, true, rooflineFactor(base, g, c.Bottleneck), price)
 	}
 	return rows, warns
 }
@@ -130,10 +196,15 @@ func rooflineFactor(a, b gpuSpec, bottleneck string) float64 {
 	return 1
 }
 
-// sizeRow computes one what-if row.
-func sizeRow(c Capacity, sz sizing, gpu string, projected bool, factor float64, target int) WhatIf {
+// sizeRow computes one what-if row; price is the $/GPU-hour, negative for "the same as
+// the measured GPU's (report.gpu_hour_usd), assumed".
+func sizeRow(c Capacity, sz sizing, gpu string, projected bool, factor, price float64, target int) WhatIf {
 	w := WhatIf{GPU: gpu, Projected: projected, TargetUsers: target,
-		UsersPerReplica: c.UsersWithThinkTime * factor}
+		UsersPerReplica: c.UsersWithThinkTime * factor, GPUHourUSD: price}
+	if price < 0 {
+		w.GPUHourUSD, w.SamePriceAssumed = sz.gpuHourUSD, true
+	}
+	sz.gpuHourUSD = w.GPUHourUSD
 	usable := w.UsersPerReplica * (1 - sz.headroom)
 	if usable <= 0 {
 		return w
@@ -164,38 +235,25 @@ func answerSentence(a *Analysis, sz sizing) string {
 	if a.OverallSource != "" && a.OverallSource != plan.MixSegment && len(a.Segments) > 1 {
 		src = fmt.Sprintf(" (tightest segment %q)", a.OverallSource)
 	}
-	if c.Method == MethodBelowFirstStep || c.Method == MethodNoData {
+	switch {
+	case c.Method == MethodNoData:
+		return fmt.Sprintf("%s%s: %s, so there is no capacity verdict; lengthen the steps (ladder.duration) or shorten the warm-up.",
+			who, src, orDash(c.BottleneckEvidence)) + speedUpNote(a)
+	case c.Bottleneck == RegimeErrors && c.Method == MethodBelowFirstStep:
+		return fmt.Sprintf("%s%s cannot be sized: %s (error-rate bound %s) — fix the target before capacity can be measured.",
+			who, src, c.BottleneckEvidence, strings.TrimPrefix(c.LimitingConstraint, "error rate ≤ ")) + speedUpNote(a)
+	case c.Method == MethodBelowFirstStep:
 		why := "no load met it"
 		if c.BottleneckEvidence != "" {
 			why = c.BottleneckEvidence
 		}
 		return fmt.Sprintf("%s%s misses the SLA (%s) already at the lowest load tested: %s, so no number of replicas meets it; relax the SLA or use a faster deployment.",
-			who, src, orDash(c.LimitingConstraint), why)
+			who, src, orDash(c.LimitingConstraint), why) + speedUpNote(a)
+	case a.Schedule == plan.ScheduleTrace:
+		return fmt.Sprintf("%s%s meets the SLA on the replayed trace (%.2f requests/s); replay at other speeds (trace.time_scale) to find the limit.",
+			who, src, c.MaxRateWithinSLA) + speedUpNote(a)
 	}
-	if a.Schedule == plan.ScheduleTrace {
-		verdict := "meets the SLA on"
-		if c.Method == MethodBelowFirstStep || c.Method == MethodNoData {
-			verdict = "misses the SLA (" + c.LimitingConstraint + ") on"
-		}
-		return fmt.Sprintf("%s%s %s the replayed trace (%.2f requests/s); replay at other speeds (trace.time_scale) to find the limit.",
-			who, src, verdict, c.MaxRateWithinSLA)
-	}
-	load := fmt.Sprintf("%s concurrent users", commaInt(c.MaxConcurrencyWithinSLA))
-	if a.Schedule == plan.ScheduleRate {
-		load = fmt.Sprintf("%.2f requests/s (about %s requests in flight)", c.MaxRateWithinSLA, commaInt(c.MaxConcurrencyWithinSLA))
-	}
-	limit := c.LimitingConstraint
-	if limit == "" {
-		limit = "the SLA"
-	}
-	s := fmt.Sprintf("%s%s handles %s within %s (%s-bound", who, src, load, limit, c.Bottleneck)
-	if c.Bottleneck == RegimeNone {
-		s = fmt.Sprintf("%s%s handles %s within %s (no bottleneck reached", who, src, load, limit)
-	}
-	if c.Method == MethodModel {
-		s += ", extrapolated by the model"
-	}
-	s += ")"
+	s := fmt.Sprintf("%s%s handles %s within %s (%s)", who, src, loadPhrase(a), orWord(c.LimitingConstraint, "the SLA"), boundPhrase(c))
 	if c.ThinkTimeS > 0 {
 		s += fmt.Sprintf(", i.e. %s users with %.0f s think time", commaInt(float64(c.Users)), c.ThinkTimeS)
 	}
@@ -212,7 +270,65 @@ func answerSentence(a *Analysis, sz sizing) string {
 			s += fmt.Sprintf(", about $%s/month", commaInt(big.CostPerMonthUSD))
 		}
 	}
-	return s + "."
+	return s + "." + speedUpNote(a)
+}
+
+// loadPhrase states the headline load: "511 concurrent users", "at least 60.00
+// requests/s (the highest load tested; no limit reached)", or a projection.
+func loadPhrase(a *Analysis) string {
+	c := a.Overall
+	load, inFlight := fmt.Sprintf("%s concurrent users", commaInt(c.MaxConcurrencyWithinSLA)), ""
+	if a.Schedule == plan.ScheduleRate {
+		load = fmt.Sprintf("%.2f requests/s", c.MaxRateWithinSLA)
+		inFlight = "about " + fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)) + " requests in flight"
+	}
+	var notes []string
+	switch c.Method {
+	case MethodAtLeast:
+		load = "at least " + load
+		notes = append(notes, "the highest load tested; no limit reached")
+	case MethodModel:
+		lo := commaInt(c.CILow)
+		if a.Schedule == plan.ScheduleRate {
+			lo = fmt.Sprintf("%.2f requests/s", c.CILow)
+		}
+		load = "about " + load
+		notes = append(notes, "projected by the model beyond the highest load tested, "+lo)
+	}
+	if inFlight != "" {
+		notes = append(notes, inFlight)
+	}
+	if len(notes) > 0 {
+		load += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return load
+}
+
+// boundPhrase names what limits the headline: "queue-bound", "no bottleneck reached",
+// or the failing requests.
+func boundPhrase(c Capacity) string {
+	switch c.Bottleneck {
+	case RegimeNone, "":
+		return "no bottleneck reached"
+	case RegimeErrors:
+		return "beyond it requests fail: " + c.BottleneckEvidence
+	}
+	return c.Bottleneck + "-bound"
+}
+
+func orWord(s, word string) string {
+	if s == "" {
+		return word
+	}
+	return s
+}
+
+// speedUpNote is the answer's caveat for a simulator that ran faster than real time.
+func speedUpNote(a *Analysis) string {
+	if a.SpeedUp <= 0 || a.SpeedUp == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" Caution: the simulator ran %s× faster than real time, so these latencies and this capacity are not real-time figures.", fmtNum(a.SpeedUp))
 }
 
 // plural renders "1 replica" or "3 replicas" (with thousands separators).

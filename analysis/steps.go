@@ -30,6 +30,7 @@ type stepInput struct {
 	// records and the mix step's mean E2E (ms); 0 for a step of its own.
 	share    float64
 	mixE2EMs float64
+	grp      *group // the step's records, for error samples (nil in tests)
 }
 
 // stepAcc accumulates one step's counts and sums over its measured records.
@@ -118,6 +119,8 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) 
 	for _, i := range in.idx {
 		if q := &st.reqs[i]; q.phase == phaseMeasure || q.phase == phaseGrace {
 			acc.add(st, q, &s, sm, cons)
+		} else if q.phase == phaseWarmup {
+			s.WarmupRequests++
 		}
 	}
 	acc.finish(&s)
@@ -129,6 +132,17 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) 
 	s.ICLMs = summarize(append([]float64(nil), in.icl...))
 	if len(s.ErrorClasses) == 0 {
 		s.ErrorClasses = nil
+	}
+	for cls := range s.ErrorClasses {
+		if in.grp == nil {
+			break
+		}
+		if m := in.grp.errorSample(cls); m != "" {
+			if s.ErrorSamples == nil {
+				s.ErrorSamples = map[string]string{}
+			}
+			s.ErrorSamples[cls] = m
+		}
 	}
 	s.LittleThroughputRps = littleThroughput(&s)
 	s.SteadyState, s.SteadyStateReason = steadyState(&s, sm)
@@ -236,7 +250,12 @@ func summaryOf(s *StepStats, metric string) Summary {
 // and lists the violations.
 func checkSLA(s *StepStats, cons []plan.Constraint, sla plan.SLA) (bool, []string) {
 	var v []string
+	// With no successful request the latencies are missing because nothing succeeded:
+	// the error rate (or the lack of measured requests) is the violation, not "no data".
 	for _, c := range cons {
+		if s.Requests == 0 || s.Errors >= s.Requests {
+			break
+		}
 		x, ok := statOf(summaryOf(s, c.Metric), c.Stat)
 		switch {
 		case !ok:

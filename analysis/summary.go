@@ -18,6 +18,10 @@ func PrintSummary(w io.Writer, a *Analysis) error {
 	for _, sa := range all {
 		printSegment(ew, &sa, a.Schedule)
 	}
+	if e := a.Errors; e.Errors > 0 {
+		fmt.Fprintf(ew, "Errors: %s of %s measured requests failed (%s)\n", commaInt(float64(e.Errors)),
+			commaInt(float64(e.Requests)), errorBreakdown(e.Classes, e.Samples))
+	}
 	fmt.Fprintf(ew, "Answer: %s\n", a.Answer)
 	if a.Overall.Advice != "" {
 		fmt.Fprintf(ew, "Advice: %s\n", a.Overall.Advice)
@@ -54,14 +58,20 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 		if !s.SteadyState {
 			steady = "NO"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.0f\t%.0f\t%.1f\t%.1f\t%.0f\t%.2f\t%.0f\t%.0f\t%s\t%s\t%s\t\n",
-			fmtNum(s.Load), s.Requests, 100*s.ErrorRate, s.TTFTMs.P50, s.TTFTMs.P95, s.ITLMs.P50, s.ITLMs.P95,
-			s.E2EMs.P95, s.RequestThroughput, s.OutputTokenThroughput, 100*s.GoodFraction, sla, steady, s.Regime)
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.0f\t%.0f\t%s\t%s\t%s\t\n",
+			fmtNum(s.Load), s.Requests, 100*s.ErrorRate, ms(s.TTFTMs, s.TTFTMs.P50, 0), ms(s.TTFTMs, s.TTFTMs.P95, 0),
+			ms(s.ITLMs, s.ITLMs.P50, 1), ms(s.ITLMs, s.ITLMs.P95, 1), ms(s.E2EMs, s.E2EMs.P95, 0),
+			s.RequestThroughput, s.OutputTokenThroughput, 100*s.GoodFraction, sla, steady, s.Regime)
 	}
 	tw.Flush()
+	printStepErrors(w, sa.Steps)
 	if f := sa.Fit; f != nil {
-		fmt.Fprintf(w, "Model: %.1f slots [%.1f, %.1f], max %.2f req/s, base TTFT %.0f ms, ITL %.2f + %.3f·batch ms, R² %.3f (%d bootstrap reps)\n",
-			f.Slots, f.SlotsCILow, f.SlotsCIHigh, f.ServiceRate, f.BaseTTFTMs, f.DecodeBaseMs, f.DecodePerSeqMs, f.R2, f.BootstrapReps)
+		slots := "slots not identified (no step saturated the server)"
+		if f.SlotsIdentified {
+			slots = fmt.Sprintf("%.1f slots [%.1f, %.1f], max %.2f req/s", f.Slots, f.SlotsCILow, f.SlotsCIHigh, f.ServiceRate)
+		}
+		fmt.Fprintf(w, "Model: %s, base TTFT %.0f ms, ITL %.2f + %.3f·batch ms, R² %.3f (%d bootstrap reps)\n",
+			slots, f.BaseTTFTMs, f.DecodeBaseMs, f.DecodePerSeqMs, f.R2, f.BootstrapReps)
 	}
 	c := sa.Capacity
 	what := fmt.Sprintf("max concurrency %.1f", c.MaxConcurrencyWithinSLA)
@@ -72,8 +82,35 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 	if c.Bottleneck == RegimeNone || c.Bottleneck == "" {
 		bound = "no bottleneck"
 	}
-	fmt.Fprintf(w, "Capacity: %s [%.1f, %.1f] (%s), bound by %s, %s; %.2f req/s steady; %d users with %.0f s think time\n",
-		what, c.CILow, c.CIHigh, c.Method, orDash(c.LimitingConstraint), bound, c.ThroughputAtCapacity, c.Users, c.ThinkTimeS)
+	if c.Bottleneck == RegimeErrors {
+		bound = "failing requests"
+	}
+	band := fmt.Sprintf("[%.1f, %.1f]", c.CILow, c.CIHigh)
+	if c.OpenEnded && c.CIHigh == 0 {
+		band = fmt.Sprintf("[≥ %.1f]", c.CILow)
+	} else if c.OpenEnded {
+		band = fmt.Sprintf("[%.1f, > %.1f]", c.CILow, c.CIHigh)
+	}
+	fmt.Fprintf(w, "Capacity: %s %s (%s), bound by %s, %s; %.2f req/s steady; %d users with %.0f s think time\n",
+		what, band, c.Method, orDash(c.LimitingConstraint), bound, c.ThroughputAtCapacity, c.Users, c.ThinkTimeS)
+}
+
+// ms renders a latency statistic of sum with the given decimals, or "–" when the metric
+// is missing (sum.N == 0: no successful request), never 0.
+func ms(sum Summary, v float64, decimals int) string {
+	if sum.N == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.*f", decimals, v)
+}
+
+// printStepErrors lists, per step with failures, the error classes and a sample message.
+func printStepErrors(w io.Writer, steps []StepStats) {
+	for i := range steps {
+		if s := &steps[i]; s.Errors > 0 {
+			fmt.Fprintf(w, "Errors: %s\n", errorEvidence(s))
+		}
+	}
 }
 
 func orDash(s string) string {

@@ -14,10 +14,15 @@ const (
 	RegimeQueue   = "queue"   // queue/admission-bound: TTFT rises, ITL flat
 	RegimePrefill = "prefill" // prefill-bound: TTFT rises with prompt tokens in flight, ITL inflated
 	RegimeDecode  = "decode"  // decode-bound: ITL rises with batch size
+	// RegimeErrors: the error-rate bound fails (requests fail) before any latency limit,
+	// so capacity cannot be measured until the target's errors are fixed.
+	RegimeErrors = "errors"
 )
 
 // Summary holds the statistics of one latency metric over successful measured requests,
 // in ms. Percentiles interpolate linearly between closest ranks (numpy's default).
+// N == 0 means the metric is missing (no successful request had it): every other field
+// is then 0 and must be shown as missing ("–"), never as 0 ms.
 type Summary struct {
 	N      int     `json:"n"`
 	Mean   float64 `json:"mean"`
@@ -41,12 +46,17 @@ type StepStats struct {
 	Load float64 `json:"load"`
 
 	Requests int `json:"requests"` // measured (measure + grace) requests
-	Errors   int `json:"errors"`
+	// WarmupRequests counts the step's warm-up requests (never in any statistic).
+	WarmupRequests int `json:"warmup_requests"`
+	Errors         int `json:"errors"`
 	// Cancelled counts measured requests still in flight when the grace period ended;
 	// cut off by the step protocol, they are in neither Requests nor Errors.
 	Cancelled    int            `json:"cancelled"`
 	ErrorRate    float64        `json:"error_rate"`
 	ErrorClasses map[string]int `json:"error_classes,omitempty"`
+	// ErrorSamples gives, per error class, the first failed record's error message
+	// (records.jsonl "error"; at most 200 characters).
+	ErrorSamples map[string]string `json:"error_samples,omitempty"`
 
 	TTFTMs Summary `json:"ttft_ms"`
 	TTFOMs Summary `json:"ttfo_ms"`
@@ -110,6 +120,10 @@ type Fit struct {
 	ServiceRate float64 `json:"service_rate_rps"`
 	// Slots is the effective number of requests served in parallel (≈ max_num_seqs).
 	Slots float64 `json:"slots"`
+	// SlotsIdentified is false when no steady step held clearly more requests than the
+	// fitted slots (no step saturated the server): Slots, its interval and ServiceRate
+	// are then unknown and written as 0.
+	SlotsIdentified bool `json:"slots_identified"`
 	// SlotsCILow/High is the bootstrap confidence interval of Slots (95%).
 	SlotsCILow  float64 `json:"slots_ci_low"`
 	SlotsCIHigh float64 `json:"slots_ci_high"`
@@ -126,6 +140,8 @@ type Fit struct {
 	R2            float64   `json:"r2"`
 	Residuals     []float64 `json:"residuals"`
 	ResidualLoads []float64 `json:"residual_loads"`
+	// slotsFitted is the fitted slot count even when not identified (a lower bound).
+	slotsFitted float64
 	// BootstrapReps is the number of bootstrap resamples behind the intervals.
 	BootstrapReps int `json:"bootstrap_reps"`
 	// Curve is the model's predicted TTFT p95 / ITL p50 over a load grid (for charts).
@@ -150,10 +166,17 @@ type Capacity struct {
 	MaxRateWithinSLA        float64 `json:"max_rate_within_sla,omitempty"`
 	CILow                   float64 `json:"ci_low"`
 	CIHigh                  float64 `json:"ci_high"`
-	// Method: "measured" (interpolated between steps), "model" (extrapolated beyond the
-	// last step), or "below_first_step" (the SLA fails at the lowest load).
+	// OpenEnded: the true capacity may lie above CIHigh (method at_least: CIHigh is 0,
+	// meaning no upper bound; method model: the projection hit its 2× cap). Show the band
+	// as "≥ CILow" when CIHigh is 0.
+	OpenEnded bool `json:"open_ended,omitempty"`
+	// Method: "measured" (interpolated between steps), "at_least" (every step met the
+	// SLA: the highest load tested, a lower bound), "model" (every step met the SLA and
+	// a good fit projects beyond the last step, at most 2×), "below_first_step" (the SLA
+	// fails at the lowest load) or "no_data".
 	Method string `json:"method"`
-	// Bottleneck is the regime that limits capacity: queue, prefill, decode or none.
+	// Bottleneck is the regime that limits capacity: queue, prefill, decode, errors
+	// (the error-rate bound fails) or none.
 	Bottleneck         string `json:"bottleneck"`
 	BottleneckEvidence string `json:"bottleneck_evidence"`
 	// LimitingConstraint names the SLA constraint that binds first, e.g. "ttft p95 ≤ 500 ms".
@@ -184,6 +207,20 @@ type WhatIf struct {
 	GPUs              int     `json:"gpus"`
 	CostPerMonthUSD   float64 `json:"cost_per_month_usd"`
 	CostPerMOutputUSD float64 `json:"cost_per_million_output_tokens_usd"`
+	// GPUHourUSD is the price per GPU-hour behind the costs; SamePriceAssumed is true
+	// when the catalog has no price for this GPU and report.gpu_hour_usd was reused.
+	GPUHourUSD       float64 `json:"gpu_hour_usd"`
+	SamePriceAssumed bool    `json:"same_price_assumed,omitempty"`
+}
+
+// ErrorSummary is the failed requests of a run's measured steps (each step counted once:
+// segments' own steps and the mix's), by class with a sample message per class.
+type ErrorSummary struct {
+	Requests  int               `json:"requests"`
+	Errors    int               `json:"errors"`
+	ErrorRate float64           `json:"error_rate"`
+	Classes   map[string]int    `json:"classes,omitempty"`
+	Samples   map[string]string `json:"samples,omitempty"`
 }
 
 // SegmentAnalysis is the analysis of one segment's ladder (or of the mix).
@@ -239,6 +276,11 @@ type Analysis struct {
 	// Answer is the one-sentence answer for page 1 of the PDF.
 	Answer   string   `json:"answer"`
 	Warnings []string `json:"warnings"`
+	// Errors summarises the failed measured requests of the whole run.
+	Errors ErrorSummary `json:"errors"`
+	// SpeedUp is the simulator's speed_up when it is not 1: every latency was compressed
+	// by this factor, so latencies and capacity are not real-time figures.
+	SpeedUp float64 `json:"speed_up,omitempty"`
 	// GroundTruth holds the simulator's known settings (max_num_seqs…) when applicable.
 	GroundTruth map[string]any `json:"ground_truth,omitempty"`
 }

@@ -1,0 +1,142 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// errorClassCount is one error class and its failed requests.
+type errorClassCount struct {
+	class string
+	n     int
+}
+
+// sortedClasses orders classes by count, largest first (ties by name).
+func sortedClasses(classes map[string]int) []errorClassCount {
+	out := make([]errorClassCount, 0, len(classes))
+	for c, n := range classes {
+		out = append(out, errorClassCount{c, n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].n != out[j].n {
+			return out[i].n > out[j].n
+		}
+		return out[i].class < out[j].class
+	})
+	return out
+}
+
+// errorBreakdown renders classes as "http_4xx ×18,088: 'The model … does not exist';
+// timeout ×3", the dominant class first with its sample message.
+func errorBreakdown(classes map[string]int, samples map[string]string) string {
+	var parts []string
+	for i, c := range sortedClasses(classes) {
+		p := fmt.Sprintf("%s ×%s", c.class, commaInt(float64(c.n)))
+		if m := samples[c.class]; m != "" && i == 0 {
+			p += fmt.Sprintf(": '%s'", m)
+		}
+		parts = append(parts, p)
+		if i == 2 {
+			if len(classes) > 3 {
+				parts = append(parts, fmt.Sprintf("%d more classes", len(classes)-3))
+			}
+			break
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// errorEvidence describes a step's failures: "100% of requests failed at load 1
+// (http_4xx ×18,088: 'The model `gpt-4` does not exist')".
+func errorEvidence(s *StepStats) string {
+	return fmt.Sprintf("%s of requests failed at load %s (%s)", pct(s.ErrorRate), fmtNum(s.Load),
+		errorBreakdown(s.ErrorClasses, s.ErrorSamples))
+}
+
+// pct renders a fraction as a percentage with at most one decimal ("100%", "9.8%").
+func pct(f float64) string { return fmtNum(roundTo(100*f, 1)) + "%" }
+
+func roundTo(x float64, digits int) float64 {
+	p := 1.0
+	for i := 0; i < digits; i++ {
+		p *= 10
+	}
+	return float64(int64(x*p+0.5)) / p
+}
+
+// errorSummaryOf sums the failed measured requests of a run: each segment's own steps
+// and the mix's (segments drawn from the mix are not counted twice).
+func errorSummaryOf(a *Analysis) ErrorSummary {
+	e := ErrorSummary{Classes: map[string]int{}, Samples: map[string]string{}}
+	all := append([]SegmentAnalysis(nil), a.Segments...)
+	if a.Mix != nil {
+		all = append(all, *a.Mix)
+	}
+	for _, sa := range all {
+		if sa.FromMix {
+			continue
+		}
+		for _, s := range sa.Steps {
+			e.Requests += s.Requests
+			e.Errors += s.Errors
+			for c, n := range s.ErrorClasses {
+				e.Classes[c] += n
+				if _, ok := e.Samples[c]; !ok && s.ErrorSamples[c] != "" {
+					e.Samples[c] = s.ErrorSamples[c]
+				}
+			}
+		}
+	}
+	if e.Requests > 0 {
+		e.ErrorRate = float64(e.Errors) / float64(e.Requests)
+	}
+	if len(e.Classes) == 0 {
+		e.Classes = nil
+	}
+	if len(e.Samples) == 0 {
+		e.Samples = nil
+	}
+	return e
+}
+
+// errorsAdvice is the advice when the error-rate bound binds.
+func errorsAdvice(c Capacity) string {
+	if c.Method == MethodBelowFirstStep {
+		return "Requests fail already at the lowest load tested: " + c.BottleneckEvidence +
+			". Fix the target (URL, model name, API key, request format) before capacity can be measured; the latency figures are not meaningful until then."
+	}
+	return "The server starts failing requests as load grows: " + c.BottleneckEvidence +
+		". Check the server log for the cause (rate limiting, timeouts, out-of-memory) — more replicas behind a load balancer spread the load, raising the load each one can take only after the failures are fixed."
+}
+
+// noMeasuredEvidence explains a ladder without measured requests: "no measured requests
+// (all 12 requests fell in the warm-up)".
+func noMeasuredEvidence(steps []StepStats) string {
+	warm := 0
+	for i := range steps {
+		warm += steps[i].WarmupRequests
+	}
+	if warm > 0 {
+		return fmt.Sprintf("no measured requests (all %s requests fell in the warm-up)", commaInt(float64(warm)))
+	}
+	return "no measured requests"
+}
+
+// speedUpOf returns the simulator's speed_up from run.json's target settings (else the
+// plan's simulator settings); 0 when unknown or not a simulator.
+func speedUpOf(in *runInputs) float64 {
+	if v, ok := in.meta.Target.Settings["speed_up"].(float64); ok && v > 0 {
+		return v
+	}
+	if in.meta.Plan.Target.IsSimulator() {
+		return in.meta.Plan.Target.Simulator.SpeedUp
+	}
+	return 0
+}
+
+// speedUpWarning is the warning for a simulator that ran faster than real time.
+func speedUpWarning(su float64) string {
+	return fmt.Sprintf("the simulator ran %s× faster than real time (speed_up %s): every latency is compressed, so latencies and capacity are not real-time figures; rerun with speed_up 1 for real-time figures",
+		fmtNum(su), fmtNum(su))
+}
