@@ -264,7 +264,11 @@ func answerSentence(a *Analysis, sz sizing) string {
 		}
 	}
 	if big != nil {
-		s += fmt.Sprintf("; %s users need %s (%s)", commaInt(float64(big.TargetUsers)),
+		need := "need" // at_least: the capacity is a lower bound, so the replicas an upper one
+		if c.Method == MethodAtLeast {
+			need = "need at most"
+		}
+		s += fmt.Sprintf("; %s users %s %s (%s)", commaInt(float64(big.TargetUsers)), need,
 			plural(big.Replicas, "replica"), plural(big.GPUs, "GPU"))
 		if big.CostPerMonthUSD > 0 {
 			s += fmt.Sprintf(", about $%s/month", commaInt(big.CostPerMonthUSD))

@@ -1,0 +1,233 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
+)
+
+// failRecord turns r into a failed request of class cls with message msg.
+func failRecord(r *sweep.Record, cls, msg string) {
+	r.Status, r.ErrorClass, r.Error = sweep.StatusError, cls, msg
+	r.TTFTMs, r.TTFOMs, r.ITLMs, r.E2EMs = nil, nil, nil, nil
+	r.OutputTokens, r.FirstTokenNs = 0, 0
+}
+
+func mustAnalyze(t *testing.T, meta sweep.RunMeta, recs []sweep.Record) *Analysis {
+	t.Helper()
+	a, err := Analyze(writeRunDir(t, meta, recs, nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func summaryText(t *testing.T, a *Analysis) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := PrintSummary(&b, a); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestAllRequestsFailedBindsTheErrorRate: a target that rejects every request fails on
+// the error rate, not on a latency; the answer names the class and the first message.
+func TestAllRequestsFailedBindsTheErrorRate(t *testing.T) {
+	p := simPlan("fail", []int{1, 4}, plan.SLA{TTFTMs: map[string]float64{"p95": 500}})
+	recs := decodeSim.ladder(p)
+	measured := 0
+	const msg = "The model `gpt-4` does not exist"
+	for i := range recs {
+		failRecord(&recs[i], "http_4xx", msg)
+		if recs[i].Phase != sweep.PhaseWarmup {
+			measured++
+		}
+	}
+	a := mustAnalyze(t, metaFor(p), recs)
+	c := a.Overall
+	t.Logf("answer: %s\nadvice: %s", a.Answer, c.Advice)
+	if c.LimitingConstraint != "error rate ≤ 1%" || c.Bottleneck != RegimeErrors || c.Method != MethodBelowFirstStep {
+		t.Errorf("capacity %+v", c)
+	}
+	s0 := a.Segments[0].Steps[0]
+	want := "100% of requests failed at load 1 (http_4xx ×" + commaInt(float64(s0.Errors)) + ": '" + msg + "')"
+	if !strings.Contains(a.Answer, want) || !strings.Contains(a.Answer, "fix the target") {
+		t.Errorf("answer %q lacks %q", a.Answer, want)
+	}
+	for _, bad := range []string{"TTFT", "queue", "add replicas", "unloaded latency"} {
+		if strings.Contains(a.Answer, bad) || strings.Contains(c.Advice, bad) {
+			t.Errorf("answer/advice mention %q: %q / %q", bad, a.Answer, c.Advice)
+		}
+	}
+	if s0.ErrorSamples["http_4xx"] != msg || s0.TTFTMs.N != 0 || s0.Errors != s0.Requests || s0.Requests == 0 {
+		t.Errorf("step 0: samples %v TTFT n %d errors %d of %d", s0.ErrorSamples, s0.TTFTMs.N, s0.Errors, s0.Requests)
+	}
+	if len(s0.SLAViolations) != 1 || s0.SLAViolations[0] != "error rate 100.0% > 1.0%" {
+		t.Errorf("violations %q", s0.SLAViolations)
+	}
+	e := a.Errors
+	if e.Errors != measured || e.Requests != measured || e.ErrorRate != 1 || e.Classes["http_4xx"] != measured || e.Samples["http_4xx"] != msg {
+		t.Errorf("errors %+v, want %d", e, measured)
+	}
+	out := summaryText(t, a)
+	if !strings.Contains(out, "–") || !strings.Contains(out, "Errors: "+commaInt(float64(measured))+" of ") || strings.Contains(out, "100000") {
+		t.Errorf("summary:\n%s", out)
+	}
+}
+
+// TestTenPercentFailuresAreTheVerdict: with 10% failures at every load the SLA fails on
+// the error rate at the lowest load: the advice is to fix them, not to extend the ladder.
+func TestTenPercentFailuresAreTheVerdict(t *testing.T) {
+	p := simPlan("flaky", []int{1, 2, 4}, plan.SLA{TTFTMs: map[string]float64{"p95": 5000}})
+	recs := decodeSim.ladder(p)
+	for i := range recs {
+		if i%10 == 0 {
+			failRecord(&recs[i], "http_5xx", "HTTP 500: internal error")
+		}
+	}
+	a := mustAnalyze(t, metaFor(p), recs)
+	c := a.Overall
+	t.Logf("answer: %s\nadvice: %s", a.Answer, c.Advice)
+	if c.Bottleneck != RegimeErrors || c.LimitingConstraint != "error rate ≤ 1%" {
+		t.Errorf("capacity %+v", c)
+	}
+	if strings.Contains(c.Advice, "extend the ladder") || strings.Contains(c.Advice, "No bottleneck") || !strings.Contains(c.Advice, "http_5xx") {
+		t.Errorf("advice %q", c.Advice)
+	}
+	r := a.Segments[0].Steps[0].ErrorRate
+	if r < 0.05 || r > 0.15 || !strings.Contains(a.Answer, pct(r)+" of requests failed at load 1 (http_5xx ×") {
+		t.Errorf("error rate %.3f, answer %q", r, a.Answer)
+	}
+}
+
+// TestEveryStepPassingIsAtLeastTheLastLoad: a ladder that never saturates answers "at
+// least" the highest load tested, with an open band and unidentified slots (never the
+// 100000 placeholder), not a 10× extrapolation.
+func TestEveryStepPassingIsAtLeastTheLastLoad(t *testing.T) {
+	p := simPlan("pass", []int{1, 2, 4}, plan.SLA{TTFTMs: map[string]float64{"p95": 5000}})
+	a := mustAnalyze(t, metaFor(p), decodeSim.ladder(p))
+	c := a.Overall
+	t.Logf("answer: %s", a.Answer)
+	if c.Method != MethodAtLeast || c.MaxConcurrencyWithinSLA != 4 || c.CILow != 4 || c.CIHigh != 0 || !c.OpenEnded {
+		t.Errorf("capacity %+v", c)
+	}
+	if !strings.Contains(a.Answer, "at least 4 concurrent users (the highest load tested; no limit reached)") ||
+		!strings.Contains(a.Answer, "1,000 users need at most ") {
+		t.Errorf("answer %q", a.Answer)
+	}
+	f := a.Segments[0].Fit
+	if f == nil || f.SlotsIdentified || f.Slots != 0 || f.SlotsCIHigh != 0 || f.ServiceRate != 0 {
+		t.Fatalf("fit %+v", f)
+	}
+	b, _ := json.Marshal(a)
+	out := summaryText(t, a)
+	if bytes.Contains(b, []byte("100000")) || strings.Contains(out, "100000") || !strings.Contains(out, "slots not identified (no step saturated the server)") {
+		t.Errorf("placeholder slots leak or no 'not identified':\n%s", out)
+	}
+}
+
+// TestProjectionIsCappedAndLabelled: with saturated slots and a good fit the model may
+// project beyond the last step, at most 2×, with a band [last, 2·last].
+func TestProjectionIsCappedAndLabelled(t *testing.T) {
+	p := simPlan("proj", []int{2, 4, 8, 12, 16}, plan.SLA{TTFTMs: map[string]float64{"p95": 3000}})
+	a := mustAnalyze(t, metaFor(p), queueSim.ladder(p))
+	c, f := a.Overall, a.Segments[0].Fit
+	t.Logf("answer: %s; fit R² %.3f slots %.1f identified %v", a.Answer, f.R2, f.Slots, f.SlotsIdentified)
+	if !f.SlotsIdentified || f.Slots < 7 || f.Slots > 9 {
+		t.Fatalf("slots %.2f identified %v, want about 8", f.Slots, f.SlotsIdentified)
+	}
+	if f.R2 < projectMinR2 {
+		t.Fatalf("R² %.3f: the test ladder should fit well", f.R2)
+	}
+	if c.Method != MethodModel || c.MaxConcurrencyWithinSLA <= 16 || c.MaxConcurrencyWithinSLA > 32 || c.CILow != 16 || c.CIHigh != 32 {
+		t.Errorf("capacity %+v", c)
+	}
+	if !strings.Contains(a.Answer, "projected by the model beyond the highest load tested, 16") {
+		t.Errorf("answer %q", a.Answer)
+	}
+}
+
+// TestSpeedUpIsWarned: a simulator run faster than real time is flagged in the warnings
+// (first) and in the answer.
+func TestSpeedUpIsWarned(t *testing.T) {
+	p := simPlan("fast", []int{1, 2, 4}, plan.SLA{TTFTMs: map[string]float64{"p95": 5000}})
+	meta := metaFor(p)
+	meta.Target = sweep.TargetInfo{Simulator: true, Settings: map[string]any{"speed_up": 10.0}}
+	a := mustAnalyze(t, meta, decodeSim.ladder(p))
+	if a.SpeedUp != 10 || len(a.Warnings) == 0 || !strings.Contains(a.Warnings[0], "ran 10× faster than real time") ||
+		!strings.Contains(a.Answer, "10× faster than real time") {
+		t.Errorf("speed_up %v, warnings %q, answer %q", a.SpeedUp, a.Warnings, a.Answer)
+	}
+	meta.Target.Settings["speed_up"] = 1.0
+	if a := mustAnalyze(t, meta, decodeSim.ladder(p)); a.SpeedUp != 0 || strings.Contains(a.Answer, "faster") {
+		t.Errorf("speed_up 1: %v %q", a.SpeedUp, a.Answer)
+	}
+}
+
+// TestNoStepsIsAnError: a failed launch (no records) is an error, not a verdict.
+func TestNoStepsIsAnError(t *testing.T) {
+	p := simPlan("launch", []int{1}, plan.SLA{TTFTMs: map[string]float64{"p95": 500}})
+	meta := metaFor(p)
+	meta.State = sweep.StateFailed
+	_, err := Analyze(writeRunDir(t, meta, []sweep.Record{}, nil, nil))
+	if !errors.Is(err, ErrNoSteps) || !strings.Contains(err.Error(), "no step completed: nothing to analyse (run state: failed)") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// TestWarmupOnlyStepHasNoVerdict: a step whose requests all fell in the warm-up has no
+// measured requests and no capacity verdict.
+func TestWarmupOnlyStepHasNoVerdict(t *testing.T) {
+	p := simPlan("warm", []int{2}, plan.SLA{TTFTMs: map[string]float64{"p95": 500}})
+	recs := decodeSim.ladder(p)
+	for i := range recs {
+		recs[i].Phase = sweep.PhaseWarmup
+	}
+	a := mustAnalyze(t, metaFor(p), recs)
+	c := a.Overall
+	want := "no measured requests (all " + commaInt(float64(len(recs))) + " requests fell in the warm-up)"
+	if c.Method != MethodNoData || c.Bottleneck != RegimeNone || !strings.Contains(a.Answer, want) {
+		t.Errorf("capacity %+v answer %q", c, a.Answer)
+	}
+	for _, bad := range []string{"misses the SLA", "queue"} {
+		if strings.Contains(a.Answer, bad) {
+			t.Errorf("answer %q says %q", a.Answer, bad)
+		}
+	}
+}
+
+// TestWhatIfSkipsGPUsTheWeightsDoNotFit: llama-3.1-8b (16 GB of BF16 weights) does not
+// fit a 12 GB RTX-3060; other projected GPUs reuse the measured $/GPU-hour, flagged.
+func TestWhatIfSkipsGPUsTheWeightsDoNotFit(t *testing.T) {
+	p := simPlan("whatif", queueLadder[:6], plan.SLA{TTFTMs: map[string]float64{"p95": 300}})
+	p.Target.Model = "llama-3.1-8b"
+	p.Report.WhatIfGPUs = []string{"RTX-3060", "A100-80GB"}
+	a := mustAnalyze(t, metaFor(p), queueSim.ladder(p))
+	var a100 int
+	for _, w := range a.WhatIf {
+		switch {
+		case w.GPU == "RTX-3060":
+			t.Errorf("RTX-3060 row: %+v", w)
+		case w.GPU == "A100-80GB":
+			a100++
+			if !w.SamePriceAssumed || w.GPUHourUSD != 2 {
+				t.Errorf("A100 row %+v", w)
+			}
+		case !w.Projected && (w.SamePriceAssumed || w.GPUHourUSD != 2):
+			t.Errorf("measured row %+v", w)
+		}
+	}
+	warned := false
+	for _, w := range a.Warnings {
+		warned = warned || strings.Contains(w, "what-if GPU RTX-3060 skipped: llama-3.1-8b's weights (16.1 GB) do not fit")
+	}
+	if a100 != 1 || !warned {
+		t.Errorf("A100 rows %d, warnings %q", a100, a.Warnings)
+	}
+}
