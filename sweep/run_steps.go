@@ -65,6 +65,12 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 	if err != nil {
 		return StepSummary{}, err
 	}
+	if trace != nil {
+		rows := trace.trace.rows
+		for _, n := range traceStepNotes(st, len(rows), rows[len(rows)-1].offset) {
+			rn.log.Warn("trace step: "+n, "step", st.Index, "segment", st.Segment)
+		}
+	}
 	rn.progress.beginStep(fmt.Sprintf("%s step %d/%d %s=%g", st.Segment, st.Index+1, len(rn.meta.Steps), st.Schedule, st.Load()))
 	rn.log.Debug("step start", "step", st.Index, "segment", st.Segment, "schedule", st.Schedule, "load", st.Load())
 	s := newStepRun(rn, st, wl, trace)

@@ -59,6 +59,7 @@ type stepRun struct {
 	mu           sync.Mutex
 	stage        int
 	warmDone     int
+	warmSent     int
 	measureSent  int
 	measureDone  int
 	inflight     int
@@ -90,6 +91,10 @@ func (s *stepRun) claim() (phase string, ok bool) {
 		phase = PhaseMeasure
 	default:
 		phase = PhaseWarmup
+		s.warmSent++
+		if s.trace != nil {
+			s.signal() // a trace step's warm-up ends on requests sent
+		}
 	}
 	s.inflight++
 	s.maxInflight = max(s.maxInflight, s.inflight)
@@ -191,6 +196,9 @@ func (s *stepRun) run(ctx context.Context) (sum StepSummary, results []stepResul
 	s.origin = s.start
 	s.rn.scrape.setStep(s.st.Index) // samples taken from now on belong to this step
 	w := s.st.Warmup
+	if s.trace != nil { // warm up on a small share of the trace's requests only
+		w = plan.Warmup{Requests: TraceWarmupRequests(w, len(s.trace.trace.rows))}
+	}
 	s.mu.Lock()
 	s.stage = stageMeasure
 	if w.Requests > 0 || w.Duration > 0 {
@@ -205,7 +213,11 @@ func (s *stepRun) run(ctx context.Context) (sum StepSummary, results []stepResul
 			dl = s.start.Add(w.Duration)
 		}
 		interrupted = !s.waitFor(ctx, dl, func() bool {
-			return (w.Requests > 0 && s.warmDone >= w.Requests) || (s.senderDone && s.inflight == 0)
+			warmed := s.warmDone
+			if s.trace != nil {
+				warmed = s.warmSent // the trace's timeline goes on; measure from the next request
+			}
+			return (w.Requests > 0 && warmed >= w.Requests) || (s.senderDone && s.inflight == 0)
 		})
 	}
 	if !interrupted {
@@ -240,7 +252,7 @@ func (s *stepRun) measure(ctx context.Context) (sum StepSummary, interrupted boo
 	s.mu.Unlock()
 	s.rn.progress.stepPhase("measure")
 	dur, n := s.st.Duration, s.st.Requests
-	if dur <= 0 && n <= 0 {
+	if dur <= 0 && n <= 0 && s.trace == nil { // a trace step without either replays the whole trace
 		dur = defaultWindow
 	}
 	var dl time.Time

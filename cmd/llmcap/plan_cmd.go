@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
 )
 
 // planOutput is `llmcap plan --json`: the resolved plan (secrets redacted), its steps
@@ -71,12 +72,24 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tSEGMENT\tSCHEDULE\tLOAD\tWARM-UP\tWINDOW\tESTIMATE")
+	var notes []string
 	for _, s := range steps {
+		warm, window := warmupText(s.Warmup), windowText(s)
+		if s.Schedule == plan.ScheduleTrace {
+			var note string
+			warm, window, note = traceTexts(p, s)
+			if note != "" {
+				notes = append(notes, note)
+			}
+		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, s.Segment, s.Schedule, loadText(s),
-			warmupText(s.Warmup), windowText(s), roundDur(s.Estimated))
+			warm, window, roundDur(s.Estimated))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write plan: %w", err)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "warning: %s\n", n)
 	}
 	_, err := fmt.Fprintf(w, "\nestimated wall time: %s (%s)\n", roundDur(total), plural(len(steps), "step"))
 	return err
@@ -92,6 +105,40 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// traceTexts are a trace step's warm-up and window columns, read from the trace
+// itself (its request count and time-scaled duration), and a warning when the
+// window (ladder.duration) cuts the trace short or nothing is left to measure.
+func traceTexts(p *plan.Plan, s plan.Step) (warm, window, note string) {
+	var tr *plan.Trace
+	for i := range p.Segments {
+		if p.Segments[i].Name == s.Segment {
+			tr = p.Segments[i].Trace
+		}
+	}
+	if tr == nil {
+		return warmupText(s.Warmup), windowText(s), ""
+	}
+	rows, span, err := sweep.TraceSpan(*tr)
+	if err != nil {
+		return warmupText(s.Warmup), windowText(s), fmt.Sprintf("step %d: %v", s.Index, err)
+	}
+	n := sweep.TraceWarmupRequests(s.Warmup, rows)
+	warm = "-"
+	if n > 0 {
+		warm = fmt.Sprintf("%d req (≤%g%% of trace)", n, sweep.TraceWarmupFraction*100)
+	}
+	window = fmt.Sprintf("trace: %d req over %s", rows-n, roundDur(span))
+	switch {
+	case rows-n < 1:
+		note = fmt.Sprintf("step %d (%s): the trace has %d requests; nothing is left to measure after warm-up", s.Index, s.Segment, rows)
+	case s.Duration > 0 && s.Duration < span:
+		window = fmt.Sprintf("first %s of %s trace", s.Duration, roundDur(span))
+		note = fmt.Sprintf("step %d (%s): ladder.duration %s ends before the trace (%d requests over %s after time_scale); its tail is not replayed",
+			s.Index, s.Segment, s.Duration, rows, roundDur(span))
+	}
+	return warm, window, note
 }
 
 func redactedURL(p *plan.Plan) string { return p.Redacted().Target.URL }
