@@ -206,6 +206,9 @@ type Ladder struct {
 	MaxConcurrency int `mapstructure:"max_concurrency" json:"max_concurrency,omitempty" yaml:"max_concurrency,omitempty"`
 
 	// Warmup per step: a request count and/or a duration (excluded from statistics).
+	// Trace steps warm up by requests only, on at most 5% of the trace's requests (a
+	// duration could swallow a short, time-scaled trace whole; see
+	// sweep.TraceWarmupFraction).
 	Warmup Warmup `mapstructure:"warmup" json:"warmup" yaml:"warmup"`
 	// Duration and/or Requests bound the measurement window (whichever ends first).
 	Duration time.Duration `mapstructure:"duration" json:"duration_ns" yaml:"duration"`

@@ -121,6 +121,14 @@ func (p *progress) endStep() {
 	p.bar.Add(1)
 }
 
+// clear erases the bar's line so a log line can be printed; the next refresh redraws it.
+func (p *progress) clear() {
+	if p == nil {
+		return
+	}
+	p.bar.Clear()
+}
+
 // close stops the display.
 func (p *progress) close() {
 	if p == nil {

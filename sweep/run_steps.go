@@ -69,6 +69,7 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 		rows := trace.trace.rows
 		for _, n := range traceStepNotes(st, len(rows), rows[len(rows)-1].offset) {
 			rn.log.Warn("trace step: "+n, "step", st.Index, "segment", st.Segment)
+			rn.meta.Warnings = appendNew(rn.meta.Warnings, fmt.Sprintf("step %d (%s): %s", st.Index, st.Segment, n))
 		}
 	}
 	rn.progress.beginStep(fmt.Sprintf("%s step %d/%d %s=%g", st.Segment, st.Index+1, len(rn.meta.Steps), st.Schedule, st.Load()))
@@ -98,6 +99,7 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 		rn.log.Warn("sync server metrics", "err", err)
 	}
 	rn.progress.endStep()
+	rn.progress.clear()
 	rn.logStepDone(st, &sum, results)
 	return sum, nil
 }

@@ -45,6 +45,16 @@ func TestTraceStepWarmupIsAShareOfTheTrace(t *testing.T) {
 		t.Errorf("warm-up %d, measured %d, grace %d; want about 10 warm-up (5%%) and the rest measured",
 			s.WarmupRequests, s.MeasureRequests, s.GraceRequests)
 	}
+	// A window shorter than the trace is recorded as a run.json warning.
+	p.Ladder.Duration, p.Ladder.Grace = 300*time.Millisecond, 0
+	dir = t.TempDir()
+	if err := Run(context.Background(), p, Options{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, meta := rtRead(t, dir)
+	if len(meta.Warnings) != 1 || !strings.Contains(meta.Warnings[0], "step 0 (tr): the measurement window (ladder.duration 300ms) ends before the trace does") {
+		t.Errorf("run.json warnings = %q", meta.Warnings)
+	}
 }
 
 func TestTraceWarmupRulesAndNotes(t *testing.T) {

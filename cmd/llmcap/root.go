@@ -43,8 +43,9 @@ users fit within the SLA, what limits the deployment (queue/admission, prefill, 
 and how many GPUs N users need.
 
 Plan settings come from (highest first): --set flags, LLMCAP_* environment variables
-(target.simulator.max_num_seqs ← LLMCAP_TARGET_SIMULATOR_MAX_NUM_SEQS), the --config
-file, defaults.`,
+(target.simulator.max_num_seqs ← LLMCAP_TARGET_SIMULATOR_MAX_NUM_SEQS; SLA entries too:
+sla.ttft_ms.p99 ← LLMCAP_SLA_TTFT_MS_P99), the --config file, defaults. An LLMCAP_*
+variable under a plan section that names no plan key (a misspelling) is an error.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
