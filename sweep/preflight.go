@@ -46,11 +46,13 @@ func (e *PreflightError) Error() string { return e.Msg }
 // given; a 404 only warns) and then one small streaming probe request. It returns the
 // decoded /models body (nil when unavailable) and any warnings for run.json.
 func preflight(ctx context.Context, t plan.Target, base string, log *slog.Logger) (models any, warnings []string, err error) {
-	models, err = preflightModels(ctx, t, base, log)
+	hc := preflightClient(t)
+	defer hc.CloseIdleConnections()
+	models, err = preflightModels(ctx, hc, t, base, log)
 	if err != nil {
 		return nil, nil, err
 	}
-	streams, err := preflightProbe(ctx, t, base)
+	streams, err := preflightProbe(ctx, hc, t, base)
 	if err != nil {
 		return models, nil, err
 	}
@@ -62,7 +64,7 @@ func preflight(ctx context.Context, t plan.Target, base string, log *slog.Logger
 }
 
 // preflightModels is GET {base}/models with the API key.
-func preflightModels(ctx context.Context, t plan.Target, base string, log *slog.Logger) (any, error) {
+func preflightModels(ctx context.Context, hc *http.Client, t plan.Target, base string, log *slog.Logger) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, preflightModelsTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, modelsURL(base), nil)
@@ -72,7 +74,7 @@ func preflightModels(ctx context.Context, t plan.Target, base string, log *slog.
 	if t.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+t.APIKey)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, unreachable(base, err)
 	}
@@ -99,6 +101,16 @@ func preflightModels(ctx context.Context, t plan.Target, base string, log *slog.
 			t.Model, base, strings.Join(ids, ", "))}
 	}
 	return v, nil
+}
+
+// preflightClient is an HTTP client like the load client's: no proxy, the plan's
+// connect timeout (10 s when unset).
+func preflightClient(t plan.Target) *http.Client {
+	dial := t.ConnectTimeout
+	if dial <= 0 {
+		dial = 10 * time.Second
+	}
+	return &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{Timeout: dial}).DialContext}}
 }
 
 // unreachable words a transport error of the first contact.
@@ -140,7 +152,7 @@ func contains(list []string, s string) bool {
 
 // preflightProbe sends one small streaming request; it reports whether the answer was
 // a stream (text/event-stream) and fails on a non-2xx status or an error object.
-func preflightProbe(ctx context.Context, t plan.Target, base string) (streams bool, err error) {
+func preflightProbe(ctx context.Context, hc *http.Client, t plan.Target, base string) (streams bool, err error) {
 	timeout := preflightProbeTimeout
 	if t.RequestTimeout > 0 && t.RequestTimeout < timeout {
 		timeout = t.RequestTimeout
@@ -156,7 +168,7 @@ func preflightProbe(ctx context.Context, t plan.Target, base string) (streams bo
 	if t.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+t.APIKey)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			return false, &PreflightError{URL: base, Msg: fmt.Sprintf("probe request to %s got no answer within %s", req.URL, timeout)}

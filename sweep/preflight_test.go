@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // badServer is a real loopback server whose /v1/models and completions answers are
@@ -161,5 +162,31 @@ func TestFDLimitRaisesSoftLimit(t *testing.T) {
 	}
 	if now, _, _ := getNoFile(); now <= soft {
 		t.Errorf("soft limit %d not raised above %d", now, soft)
+	}
+}
+
+func TestPreflightRejectedKeyAndSilentServer(t *testing.T) {
+	url := badServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, `{"error":{"message":"invalid api key","type":"auth_error"}}`)
+	}, mustNotComplete(t))
+	if err, _ := runFails(t, url, "m"); err == nil || !strings.Contains(err.Error(), "rejected the API key") ||
+		!strings.Contains(err.Error(), "HTTP 401: invalid api key [auth_error]") {
+		t.Errorf("401: err = %v", err)
+	}
+	release := make(chan struct{})
+	defer close(release)
+	url = badServer(t, listModels, func(w http.ResponseWriter, r *http.Request) {
+		select { // answer nothing until the client gives up
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	p := rtPlan(url)
+	p.Target.Model = "m"
+	p.Target.RequestTimeout = 200 * time.Millisecond
+	err := Run(context.Background(), p, Options{OutDir: filepath.Join(t.TempDir(), "r")})
+	if err == nil || !strings.Contains(err.Error(), "got no answer within 200ms") {
+		t.Errorf("silent server: err = %v", err)
 	}
 }
