@@ -96,11 +96,17 @@ func preflightModels(ctx context.Context, hc *http.Client, t plan.Target, base s
 		log.Warn("GET /models did not answer JSON; the model name is not checked", "url", modelsURL(base))
 		return nil, nil
 	}
-	if ids := modelIDs(v); len(ids) > 0 && t.Model != "" && !contains(ids, t.Model) {
-		return v, &PreflightError{URL: base, Msg: fmt.Sprintf("target.model %q is not served by %s (it serves: %s)",
-			t.Model, base, strings.Join(ids, ", "))}
+	ids, anyName := modelIDs(v)
+	if len(ids) == 0 || t.Model == "" || servesModel(ids, t.Model) {
+		return v, nil
 	}
-	return v, nil
+	if anyName {
+		log.Warn("target.model is not in the server's /models list; llama.cpp serves its one model under any name",
+			"model", t.Model, "serves", strings.Join(ids, ", "))
+		return v, nil
+	}
+	return v, &PreflightError{URL: base, Msg: fmt.Sprintf("target.model %q is not served by %s (it serves: %s)",
+		t.Model, base, strings.Join(ids, ", "))}
 }
 
 // preflightClient is an HTTP client like the load client's: no proxy, the plan's
@@ -126,19 +132,30 @@ func unreachable(base string, err error) error {
 	return &PreflightError{URL: base, Msg: fmt.Sprintf("cannot reach target %s: %s", base, why)}
 }
 
-// modelIDs lists data[].id of an OpenAI /models answer.
-func modelIDs(v any) []string {
+// modelIDs lists data[].id of an OpenAI /models answer; anyName reports a server that
+// answers any model name (llama.cpp's llama-server: owned_by "llamacpp").
+func modelIDs(v any) (ids []string, anyName bool) {
 	m, _ := v.(map[string]any)
 	data, _ := m["data"].([]any)
-	var ids []string
 	for _, d := range data {
 		if e, ok := d.(map[string]any); ok {
 			if id, ok := e["id"].(string); ok {
 				ids = append(ids, id)
 			}
+			anyName = anyName || e["owned_by"] == "llamacpp"
 		}
 	}
-	return ids
+	return ids, anyName
+}
+
+// servesModel reports whether model is among ids, an Ollama ":latest" tag implied.
+func servesModel(ids []string, model string) bool {
+	for _, id := range ids {
+		if id == model || strings.TrimSuffix(id, ":latest") == strings.TrimSuffix(model, ":latest") {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {

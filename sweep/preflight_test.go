@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -188,5 +189,22 @@ func TestPreflightRejectedKeyAndSilentServer(t *testing.T) {
 	err := Run(context.Background(), p, Options{OutDir: filepath.Join(t.TempDir(), "r")})
 	if err == nil || !strings.Contains(err.Error(), "got no answer within 200ms") {
 		t.Errorf("silent server: err = %v", err)
+	}
+}
+
+func TestServesModelTagsAndLlamaCpp(t *testing.T) {
+	if !servesModel([]string{"stories:latest"}, "stories") || !servesModel([]string{"stories"}, "stories:latest") ||
+		servesModel([]string{"stories:16k"}, "stories") {
+		t.Error("servesModel: the :latest tag is implied, other tags are not")
+	}
+	// llama-server lists its file name but answers any model name: warn, go on.
+	url := badServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"model.gguf","object":"model","owned_by":"llamacpp"}]}`)
+	}, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n")
+	})
+	if _, _, err := preflight(context.Background(), rtPlan(url).Target, url, slog.New(slog.DiscardHandler)); err != nil {
+		t.Errorf("llama.cpp-style server: %v", err)
 	}
 }
