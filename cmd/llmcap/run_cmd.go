@@ -85,6 +85,9 @@ func newSweepCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if !p.SLA.HasLatencySLA() {
+				g.log.Warn(noSLA)
+			}
 			if dir == "" {
 				dir = g.outDir(p)
 			}
