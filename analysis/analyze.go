@@ -143,6 +143,10 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 		b := bootstrapSegment(steps, smp, cons, maxErr, sf, project, seed^hashString(name), deadline)
 		applyBootstrap(sa.Fit, &c, b, r)
 	}
+	if c.OfferedRateRps > 0 { // the band in served, not offered, requests/s
+		f := c.MaxRateWithinSLA / c.OfferedRateRps
+		c.CILow, c.CIHigh = c.CILow*f, c.CIHigh*f
+	}
 	openBand(&c, steps)
 	sa.Steps, sa.Capacity = steps, c
 	return sa
@@ -181,7 +185,7 @@ func openBand(c *Capacity, steps []StepStats) {
 	last := steps[len(steps)-1].Load
 	switch c.Method {
 	case MethodAtLeast:
-		c.CILow, c.CIHigh, c.OpenEnded = last, 0, true
+		c.CILow, c.CIHigh, c.OpenEnded = loadOf(*c), 0, true
 	case MethodModel:
 		hi := projectMaxFactor * last
 		c.CILow, c.CIHigh = last, hi

@@ -214,6 +214,9 @@ func atCapacity(c *Capacity, r capResult, steps []StepStats, sf segFit, thinkS f
 		rS = lerp(a.E2EMs.Mean, b.E2EMs.Mean) / 1000
 		rMixS = lerp(a.mixE2EMs, b.mixE2EMs) / 1000
 		lout, share = lerp(a.OutputTokensMean, b.OutputTokensMean), lerp(a.MixShare, b.MixShare)
+		if !closed && !fromMix && a.Schedule == plan.ScheduleRate {
+			x = servedRate(r.value, a, b)
+		}
 	case r.method == MethodModel && sf.ok && !fromMix:
 		n, _ := sf.eval.nAt(r.value)
 		m := sf.eval.m
@@ -221,6 +224,9 @@ func atCapacity(c *Capacity, r capResult, steps []StepStats, sf segFit, thinkS f
 	case r.method == MethodModel || r.method == MethodAtLeast:
 		s := &steps[len(steps)-1] // the last step's latencies (at, or projected beyond, it)
 		rS, rMixS, lout, share = s.E2EMs.Mean/1000, s.mixE2EMs/1000, s.OutputTokensMean, s.MixShare
+		if r.method == MethodAtLeast && !closed && !fromMix && s.Schedule == plan.ScheduleRate {
+			x = servedRate(r.value, s)
+		}
 	}
 	c.ThinkTimeS = thinkS
 	if fromMix {
@@ -233,7 +239,11 @@ func atCapacity(c *Capacity, r capResult, steps []StepStats, sf segFit, thinkS f
 		c.MaxConcurrencyWithinSLA = r.value
 	} else {
 		c.MaxRateWithinSLA = r.value
-		c.MaxConcurrencyWithinSLA = r.value * rS // Little's law: requests in flight
+		if x > 0 && x < r.value*(1-1e-9) && !fromMix {
+			// The server completed less than was offered: the headline is what it served.
+			c.MaxRateWithinSLA, c.OfferedRateRps = x, r.value
+		}
+		c.MaxConcurrencyWithinSLA = c.MaxRateWithinSLA * rS // Little's law: requests in flight
 	}
 	c.UsersWithThinkTime = x * (rS + thinkS)
 	if fromMix {
@@ -244,6 +254,19 @@ func atCapacity(c *Capacity, r capResult, steps []StepStats, sf segFit, thinkS f
 		c.UsersWithThinkTime, c.ThroughputAtCapacity, c.OutputTokensPerSAtCapacity = 0, 0, 0
 	}
 	c.Users = int(math.Floor(c.UsersWithThinkTime + 1e-9))
+}
+
+// servedRate is an open loop's throughput at the capacity rate: the rate itself, unless a
+// saturated step around it (achieved below its offered rate) completed less, which
+// caps what the server serves.
+func servedRate(rate float64, steps ...*StepStats) float64 {
+	x := rate
+	for _, s := range steps {
+		if s.LittleThroughputRps < s.Rate {
+			x = math.Min(x, s.LittleThroughputRps)
+		}
+	}
+	return x
 }
 
 // steadyThroughput is the steady-state throughput in req/s at a load: closed loop N / R

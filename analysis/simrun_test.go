@@ -89,6 +89,11 @@ func TestRealSimulatorRecovery(t *testing.T) {
 		// latencies carry that noise rather than the server's behaviour.
 		t.Skipf("saturated throughput varies by %.1f%% across steps: machine too loaded to judge predictions", 100*cv)
 	}
+	if raceEnabled {
+		// The race detector's instrumentation adds load-dependent latency to the client
+		// and the simulator; the prediction check runs in the plain `go test` run.
+		t.Skip("race detector on: latency predictions are judged without -race")
+	}
 	checkLowerHalfPrediction(t, sa.Steps, constraintsOf(p.SLA), maxErrorRate(p.SLA), c)
 }
 

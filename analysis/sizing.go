@@ -299,6 +299,9 @@ func loadPhrase(a *Analysis) string {
 		load = "about " + load
 		notes = append(notes, "projected by the model beyond the highest load tested, "+lo)
 	}
+	if c.OfferedRateRps > 0 {
+		notes = append(notes, fmt.Sprintf("what the server completed of %.2f requests/s offered", c.OfferedRateRps))
+	}
 	if inFlight != "" {
 		notes = append(notes, inFlight)
 	}

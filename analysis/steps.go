@@ -144,6 +144,9 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) 
 			s.ErrorSamples[cls] = m
 		}
 	}
+	if s.Schedule == plan.ScheduleRate && in.share == 0 {
+		s.AchievedRateRps, s.sentRateRps = achievedRate(st, in.idx)
+	}
 	s.LittleThroughputRps = littleThroughput(&s)
 	s.SteadyState, s.SteadyStateReason = steadyState(&s, sm)
 	s.MeetsSLA, s.SLAViolations = checkSLA(&s, cons, sla)
@@ -155,6 +158,9 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) 
 // a segment drawn from a mix step, its share of the mix's steady-state throughput.
 func littleThroughput(s *StepStats) float64 {
 	x := s.Rate
+	if a := s.AchievedRateRps; a > 0 && a < achievedShortFrac*s.sentRateRps && a < s.Rate {
+		x = a // saturated open loop: the server completed less than was offered
+	}
 	if s.Schedule == plan.ScheduleConcurrency {
 		r := s.E2EMs.Mean
 		if s.MixShare > 0 {

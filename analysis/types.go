@@ -80,6 +80,13 @@ type StepStats struct {
 	// fewer than N requests are in flight. For a segment analysed from the mix's records
 	// it is MixShare × the mix step's steady-state throughput.
 	LittleThroughputRps float64 `json:"little_throughput_rps"`
+	// AchievedRateRps (open loop) is the completion rate while load was offered: the
+	// step's successful requests (any phase) ending in [first, last] measure-phase send,
+	// per second of that span; 0 when unknown. Below 0.9 × the send rate over
+	// the same span the step is saturated and LittleThroughputRps is this rate instead
+	// of the offered one.
+	AchievedRateRps float64 `json:"achieved_rate_rps,omitempty"`
+	sentRateRps     float64 // measure-phase sends per second over the same span
 	// MixShare is, for a segment analysed from the mix's records (ladder.per_segment
 	// false), its share of the mix step's measured requests; 0 for a step of its own.
 	MixShare float64 `json:"mix_share,omitempty"`
@@ -164,8 +171,11 @@ type Capacity struct {
 	// MaxConcurrencyWithinSLA (closed loop) or MaxRateWithinSLA (open loop, req/s).
 	MaxConcurrencyWithinSLA float64 `json:"max_concurrency_within_sla"`
 	MaxRateWithinSLA        float64 `json:"max_rate_within_sla,omitempty"`
-	CILow                   float64 `json:"ci_low"`
-	CIHigh                  float64 `json:"ci_high"`
+	// OfferedRateRps (open loop) is the offered rate at the capacity point when the
+	// server completed less (MaxRateWithinSLA is then the achieved throughput); else 0.
+	OfferedRateRps float64 `json:"offered_rate_rps,omitempty"`
+	CILow          float64 `json:"ci_low"`
+	CIHigh         float64 `json:"ci_high"`
 	// OpenEnded: the true capacity may lie above CIHigh (method at_least: CIHigh is 0,
 	// meaning no upper bound; method model: the projection hit its 2× cap). Show the band
 	// as "≥ CILow" when CIHigh is 0.

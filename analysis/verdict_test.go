@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/sweep"
@@ -229,5 +231,40 @@ func TestWhatIfSkipsGPUsTheWeightsDoNotFit(t *testing.T) {
 	}
 	if a100 != 1 || !warned {
 		t.Errorf("A100 rows %d, warnings %q", a100, a.Warnings)
+	}
+}
+
+// TestSaturatedOpenLoopStatesTheServedRate: an open-loop step offered more than the
+// server completes (8 slots, about 8.6 req/s) is answered with the achieved rate, and
+// the users follow from that same throughput.
+func TestSaturatedOpenLoopStatesTheServedRate(t *testing.T) {
+	p := plan.Plan{Name: "sat", Seed: 5, Segments: []plan.Segment{{Name: "chat", Weight: 1}},
+		Ladder: plan.Ladder{Rate: []float64{2, 4, 14}, Duration: time.Minute},
+		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": 1e7}, ThinkTime: 5 * time.Second}}
+	var recs []sweep.Record
+	for _, s := range p.Steps() {
+		recs = append(recs, queueSim.stepOpen(s.Index, s.Segment, s.Rate)...)
+	}
+	a := mustAnalyze(t, metaFor(p), recs)
+	sa := a.Segments[0]
+	c := sa.Capacity
+	last := sa.Steps[len(sa.Steps)-1]
+	t.Logf("answer: %s; last step achieved %.2f of %.0f", a.Answer, last.AchievedRateRps, last.Rate)
+	if last.AchievedRateRps < 7 || last.AchievedRateRps > 10 || last.LittleThroughputRps != last.AchievedRateRps {
+		t.Fatalf("rate 14: achieved %.2f, little %.2f, want about 8.6", last.AchievedRateRps, last.LittleThroughputRps)
+	}
+	if first := sa.Steps[0]; first.LittleThroughputRps != first.Rate {
+		t.Errorf("rate 2 kept up, little %.3f", first.LittleThroughputRps)
+	}
+	if c.Method != MethodAtLeast || c.OfferedRateRps != 14 || c.MaxRateWithinSLA != last.AchievedRateRps ||
+		c.ThroughputAtCapacity != c.MaxRateWithinSLA {
+		t.Errorf("capacity %+v", c)
+	}
+	rS := last.E2EMs.Mean / 1000
+	near(t, "users", c.UsersWithThinkTime, c.MaxRateWithinSLA*(rS+5), 1e-9)
+	near(t, "in flight", c.MaxConcurrencyWithinSLA, c.MaxRateWithinSLA*rS, 1e-9)
+	if want := fmt.Sprintf("at least %.2f requests/s (the highest load tested; no limit reached; what the server completed of 14.00 requests/s offered",
+		c.MaxRateWithinSLA); !strings.Contains(a.Answer, want) {
+		t.Errorf("answer %q lacks %q", a.Answer, want)
 	}
 }
