@@ -108,7 +108,7 @@ func errorsAdvice(c Capacity) string {
 			". Fix the target (URL, model name, API key, request format) before capacity can be measured; the latency figures are not meaningful until then."
 	}
 	return "The server starts failing requests as load grows: " + c.BottleneckEvidence +
-		". Check the server log for the cause (rate limiting, timeouts, out-of-memory) — more replicas behind a load balancer spread the load, raising the load each one can take only after the failures are fixed."
+		". Check the server log for the cause (rate limiting, timeouts, out-of-memory); until it is fixed each replica takes only this load, so size with more replicas behind a load balancer."
 }
 
 // noMeasuredEvidence explains a ladder without measured requests: "no measured requests

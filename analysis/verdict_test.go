@@ -268,3 +268,28 @@ func TestSaturatedOpenLoopStatesTheServedRate(t *testing.T) {
 		t.Errorf("answer %q lacks %q", a.Answer, want)
 	}
 }
+
+// TestFailuresAtHigherLoadBindTheErrorRate: requests that all fail at the top step bind
+// the error rate there (not a latency that is missing because nothing succeeded).
+func TestFailuresAtHigherLoadBindTheErrorRate(t *testing.T) {
+	p := simPlan("oom", []int{1, 2, 4}, plan.SLA{TTFTMs: map[string]float64{"p95": 5000}})
+	recs := decodeSim.ladder(p)
+	steps := p.Steps()
+	for i := range recs {
+		if recs[i].Step == steps[2].Index {
+			failRecord(&recs[i], "http_5xx", "CUDA out of memory")
+		}
+	}
+	a := mustAnalyze(t, metaFor(p), recs)
+	c := a.Overall
+	t.Logf("answer: %s\nadvice: %s", a.Answer, c.Advice)
+	if c.Method != MethodMeasured || c.LimitingConstraint != "error rate ≤ 1%" || c.Bottleneck != RegimeErrors {
+		t.Fatalf("capacity %+v", c)
+	}
+	// The error rate goes 0 → 100% between loads 2 and 4: it crosses 1% at 2.02.
+	near(t, "capacity", c.MaxConcurrencyWithinSLA, 2.02, 1e-9)
+	if !strings.Contains(a.Answer, "beyond it requests fail: 100% of requests failed at load 4 (http_5xx ×") ||
+		!strings.Contains(c.Advice, "CUDA out of memory") {
+		t.Errorf("answer %q advice %q", a.Answer, c.Advice)
+	}
+}
