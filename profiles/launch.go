@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -226,6 +227,11 @@ func (c *Capturer) stopLaunchedOnce(la *launched) error {
 		la.killTree(syscall.SIGKILL)
 		<-la.exited
 	}
+	// The server is nsys's child, not ours: it can outlive the launcher briefly.
+	if !la.waitTreeGone(serverStopGrace) {
+		la.killTree(syscall.SIGKILL)
+		la.waitTreeGone(serverStopGrace)
+	}
 	if la.info.Session != "" {
 		for _, pid := range sessionAgents(la.info.Session) { // left behind by a hung stop
 			_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -250,6 +256,37 @@ func (la *launched) killTree(sig syscall.Signal) {
 	for _, pid := range pids {
 		_ = syscall.Kill(pid, sig)
 	}
+}
+
+// waitTreeGone waits up to d for every server-tree pid seen to end (a zombie counts as
+// ended); it reports whether they all did.
+func (la *launched) waitTreeGone(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		la.mu.Lock()
+		alive := false
+		for pid := range la.tree {
+			alive = alive || pidAlive(pid)
+		}
+		la.mu.Unlock()
+		if !alive {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// pidAlive reports whether pid is a running (not zombie) process, from /proc/PID/stat.
+func pidAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')') // the state follows the parenthesised command name
+	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
 }
 
 func (la *launched) write() error {

@@ -136,7 +136,7 @@ func TestLaunchModeRealNsys(t *testing.T) {
 	if li.Session == "" || li.ColdStartS <= 0 || li.ColdStartS > 60 || li.ServerPID <= 0 || li.PeakRSSBytes < 1<<20 {
 		t.Errorf("launch.json: %+v", li)
 	}
-	if err := syscall.Kill(li.ServerPID, 0); err == nil {
+	if pidAlive(li.ServerPID) {
 		t.Errorf("server pid %d still running after stop", li.ServerPID)
 	}
 	t.Logf("cold start %.2f s, peak RSS %.1f MiB", li.ColdStartS, float64(li.PeakRSSBytes)/(1<<20))
