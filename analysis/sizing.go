@@ -200,7 +200,7 @@ func rooflineFactor(a, b gpuSpec, bottleneck string) float64 {
 // the measured GPU's (report.gpu_hour_usd), assumed".
 func sizeRow(c Capacity, sz sizing, gpu string, projected bool, factor, price float64, target int) WhatIf {
 	w := WhatIf{GPU: gpu, Projected: projected, TargetUsers: target,
-		UsersPerReplica: c.UsersWithThinkTime * factor, GPUHourUSD: price}
+		UsersPerReplica: math.Floor(c.UsersWithThinkTime * factor), GPUHourUSD: price}
 	if price < 0 {
 		w.GPUHourUSD, w.SamePriceAssumed = sz.gpuHourUSD, true
 	}
