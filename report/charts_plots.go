@@ -25,7 +25,8 @@ func TTFTPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, e
 	p.Legend.Top, p.Legend.Left = false, false // TTFT is high on the right: the bottom right is free
 	var ys []float64
 	for _, s := range seg.Steps {
-		ys = append(ys, s.TTFTMs.P50, s.TTFTMs.P95, s.TTFTMs.P99)
+		ttft := shown(s.TTFTMs)
+		ys = append(ys, ttft.P50, ttft.P95, ttft.P99)
 	}
 	logY := useLogY(p, ys, 20)
 	stats := []struct {
@@ -37,7 +38,7 @@ func TTFTPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, e
 		{"p99", func(s analysis.Summary) float64 { return s.P99 }},
 	}
 	for i, st := range stats {
-		pts := xys(seg.Steps, logY, func(s analysis.StepStats) (float64, float64) { return s.Load, st.get(s.TTFTMs) })
+		pts := xys(seg.Steps, logY, func(s analysis.StepStats) (float64, float64) { return s.Load, st.get(shown(s.TTFTMs)) })
 		if err := addSeries(p, "TTFT "+st.name, pts, i, 0); err != nil {
 			return nil, err
 		}
@@ -83,8 +84,8 @@ func markCapacity(p *plot.Plot, a *analysis.Analysis, seg analysis.SegmentAnalys
 // (dashed) and any ITL SLA threshold.
 func ITLPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, error) {
 	p := newPlot("ITL vs load: "+seg.Segment, loadLabel(a), "ITL (ms per token)")
-	p50 := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.ITLMs.P50 })
-	p95 := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.ITLMs.P95 })
+	p50 := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.ITLMs).P50 })
+	p95 := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.ITLMs).P95 })
 	if err := addSeries(p, "ITL p50", p50, 0, 0); err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func FitPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 	if err := addLine(p, "model TTFT p95", curve, 4); err != nil {
 		return nil, err
 	}
-	meas := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.TTFTMs.P95 })
+	meas := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.TTFTMs).P95 })
 	if len(meas) > 0 {
 		sc, err := plotter.NewScatter(meas)
 		if err != nil {

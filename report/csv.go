@@ -26,11 +26,12 @@ func stepsCSVRow(s analysis.StepStats) []string {
 		}
 		return strconv.FormatFloat(v, 'g', 8, 64)
 	}
+	ttft, ttfo, itl, e2e := shown(s.TTFTMs), shown(s.TTFOMs), shown(s.ITLMs), shown(s.E2EMs)
 	return []string{
 		s.Segment, strconv.Itoa(s.Step), s.Schedule, f(s.Load), strconv.Itoa(s.Requests),
 		strconv.Itoa(s.Errors), f(s.ErrorRate),
-		f(s.TTFTMs.P50), f(s.TTFTMs.P95), f(s.TTFTMs.P99), f(s.TTFOMs.P95), f(s.ITLMs.P50), f(s.ITLMs.P95),
-		f(s.E2EMs.P50), f(s.E2EMs.P95), f(s.RequestThroughput), f(s.OutputTokenThroughput),
+		f(ttft.P50), f(ttft.P95), f(ttft.P99), f(ttfo.P95), f(itl.P50), f(itl.P95),
+		f(e2e.P50), f(e2e.P95), f(s.RequestThroughput), f(s.OutputTokenThroughput),
 		f(s.Goodput), f(s.GoodFraction), f(s.PerUserOutputTokensPerS),
 		strconv.FormatBool(s.SteadyState), strconv.FormatBool(s.MeetsSLA), s.Regime,
 	}

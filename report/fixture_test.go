@@ -106,7 +106,7 @@ func fxSteps(si int, s fxSegment) []analysis.StepStats {
 
 // fxFit builds the fitted model of a segment with a ±10% band.
 func fxFit(s fxSegment) *analysis.Fit {
-	f := &analysis.Fit{ServiceRate: s.xMax(), Slots: s.slots, SlotsCILow: 0.95 * s.slots, SlotsCIHigh: 1.05 * s.slots,
+	f := &analysis.Fit{ServiceRate: s.xMax(), Slots: s.slots, SlotsIdentified: true, SlotsCILow: 0.95 * s.slots, SlotsCIHigh: 1.05 * s.slots,
 		BaseTTFTMs: s.baseTTFTms, DecodeBaseMs: s.itlMs, DecodePerSeqMs: 0.01, PrefillMsPerKToken: 25, R2: 0.987}
 	for range fxLadder {
 		f.Residuals = append(f.Residuals, 3.5)
@@ -162,7 +162,7 @@ func fxAnalysis() *analysis.Analysis {
 			upr := users * g.scale
 			rep := int(math.Ceil(float64(t) / (math.Floor(upr) * 0.8))) // whole users per replica
 			a.WhatIf = append(a.WhatIf, analysis.WhatIf{GPU: g.name, Projected: g.projected, UsersPerReplica: upr, TargetUsers: t,
-				Replicas: rep, GPUs: rep, CostPerMonthUSD: float64(rep) * 2.5 * hoursPerMonth, CostPerMOutputUSD: 0.42 / g.scale})
+				Replicas: rep, GPUs: rep, CostPerMonthUSD: float64(rep) * 2.5 * hoursPerMonth, CostPerMOutputUSD: 0.42 / g.scale, GPUHourUSD: 2.5, SamePriceAssumed: g.projected})
 		}
 	}
 	a.Kernels = []analysis.KernelSummary{{Step: 29, Segment: plan.MixSegment, Load: 64, Dir: "profiles/step-029",

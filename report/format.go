@@ -183,6 +183,8 @@ func bottleneckVerdict(regime string) string {
 		return "prefill-bound (long prompts dominate; TTFT grows with prompt tokens in flight and ITL is inflated)"
 	case analysis.RegimeDecode:
 		return "decode-bound (ITL rises with the batch size: memory-bandwidth bound)"
+	case analysis.RegimeErrors:
+		return "errors (requests fail before any latency limit is reached: the error rate breaks the SLA)"
 	case analysis.RegimeNone, "":
 		return "none (no saturation observed within the ladder)"
 	}

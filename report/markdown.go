@@ -19,8 +19,14 @@ func renderMarkdown(in *input, charts []string) string {
 		fmt.Fprintf(&b, ", %s UTC", in.date.Format("2006-01-02 15:04"))
 	}
 	b.WriteString(".\n\n")
+	if banner := speedUpBanner(a); banner != "" {
+		fmt.Fprintf(&b, "> **⚠ %s.**\n\n", mdEscape(banner))
+	}
 	fmt.Fprintf(&b, "**%s**\n\n", mdEscape(answer(a)))
 	fmt.Fprintf(&b, "**Bottleneck:** %s.\n\n", bottleneckVerdict(a.Overall.Bottleneck))
+	if errorsBound(a) {
+		writeMarkdownErrors(&b, a.Errors)
+	}
 	fmt.Fprintf(&b, "**What to do:** %s\n\n", mdEscape(advice(a)))
 	b.WriteString("## Key numbers\n\n| | |\n|---|---|\n")
 	for _, kv := range keyNumbers(a) {
@@ -39,8 +45,8 @@ func renderMarkdown(in *input, charts []string) string {
 	b.WriteString("\n## Segments\n\n| segment | mix share | capacity | band | method | bottleneck | binding constraint |\n|---|---:|---:|---|---|---|---|\n")
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
-		fmt.Fprintf(&b, "| %s | %s | %s | %s – %s | %s | %s | %s |\n", mdEscape(seg.Segment), shareText(shareOf(a, seg.Segment)),
-			capacityText(a, c), auto(c.CILow), auto(c.CIHigh), c.Method, orDash(c.Bottleneck), mdEscape(orDash(c.LimitingConstraint)))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(seg.Segment), shareText(shareOf(a, seg.Segment)),
+			capacityText(a, c), bandText(c), methodText(c.Method), orDash(c.Bottleneck), mdEscape(orDash(c.LimitingConstraint)))
 	}
 	writeMarkdownWhatIf(&b, a.WhatIf)
 	if len(charts) > 0 {
@@ -59,15 +65,27 @@ func writeMarkdownWhatIf(b *strings.Builder, rows []analysis.WhatIf) {
 	if len(rows) == 0 {
 		return
 	}
-	b.WriteString("\n## Capacity plan\n\n| GPU | users/replica | target users | replicas | GPUs | $/month | $/M output tokens | |\n|---|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("\n## Capacity plan\n\n| GPU | users/replica | target users | replicas | GPUs | $/GPU-hour | $/month | $/M output tokens | |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, w := range rows {
 		note := "measured"
 		if w.Projected {
 			note = "projected"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", mdEscape(w.GPU), usersText(w.UsersPerReplica),
-			num(float64(w.TargetUsers), 0), w.Replicas, w.GPUs, usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD), note)
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s |\n", mdEscape(w.GPU), usersText(w.UsersPerReplica),
+			num(float64(w.TargetUsers), 0), w.Replicas, w.GPUs, mdEscape(whatIfPrice(w)), usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD), note)
 	}
+	if n := samePriceNote(rows); n != "" {
+		fmt.Fprintf(b, "\n%s\n", mdEscape(n))
+	}
+}
+
+// writeMarkdownErrors writes the run's error breakdown (class, count, sample message).
+func writeMarkdownErrors(b *strings.Builder, e analysis.ErrorSummary) {
+	fmt.Fprintf(b, "**Errors:** %s\n\n| error class | count | sample message |\n|---|---:|---|\n", errorsSummaryText(e))
+	for _, r := range errorRows(e) {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", mdEscape(r[0]), r[1], mdEscape(r[2]))
+	}
+	b.WriteString("\n")
 }
 
 // costPerM formats a cost per million tokens with cents.

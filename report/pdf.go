@@ -216,6 +216,15 @@ func table(headers []string, sizes []int, rows [][]string) []core.Row {
 
 // tableRow is one table row: a fixed height for data, auto height for the header.
 func tableRow(cells []string, sizes []int, header bool) core.Row {
+	cols := tableCols(cells, sizes, header)
+	if header {
+		return row.New().Add(cols...)
+	}
+	return row.New(pdfRowH).Add(cols...)
+}
+
+// tableCols are a table row's cells; numeric columns (all but the first) right-aligned.
+func tableCols(cells []string, sizes []int, header bool) []core.Col {
 	cols := make([]core.Col, 0, len(sizes))
 	for i, size := range sizes {
 		v := ""
@@ -231,10 +240,21 @@ func tableRow(cells []string, sizes []int, header bool) core.Row {
 		}
 		cols = append(cols, text.NewCol(size, v, p))
 	}
-	if header {
-		return row.New().Add(cols...)
+	return cols
+}
+
+// autoTable is table with data rows as tall as their longest (wrapped) cell.
+func autoTable(headers []string, sizes []int, rows [][]string) []core.Row {
+	out := []core.Row{tableRow(headers, sizes, true).WithStyle(&props.Cell{BackgroundColor: colHeaderBG})}
+	for i, r := range rows {
+		cols := tableCols(r, sizes, false)
+		tr := row.New().Add(cols...)
+		if i%2 == 1 {
+			tr = tr.WithStyle(&props.Cell{BackgroundColor: colZebra})
+		}
+		out = append(out, tr)
 	}
-	return row.New(pdfRowH).Add(cols...)
+	return out
 }
 
 // kvTable is a two-column label/value table.

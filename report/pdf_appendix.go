@@ -20,14 +20,17 @@ func capacitySection(in *input) []core.Row {
 	var data [][]string
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
-		data = append(data, []string{seg.Segment, capacityText(a, c), fmt.Sprintf("%s – %s", auto(c.CILow), auto(c.CIHigh)), orDash(c.Method),
+		data = append(data, []string{seg.Segment, capacityText(a, c), bandText(c), methodText(c.Method),
 			orDash(c.Bottleneck), auto(c.ThroughputAtCapacity), capacityUsersText(c)})
 	}
-	rows = append(rows, table([]string{"segment", "capacity", "band", "method", "bottleneck", "req/s at cap.", "users / replica"},
+	rows = append(rows, autoTable([]string{"segment", "capacity", "band", "method", "bottleneck", "req/s at cap.", "users / replica"},
 		[]int{4, 4, 3, 3, 3, 3, 4}, data)...)
 	if len(a.WhatIf) > 0 {
 		rows = append(rows, subheading("Target users → replicas → GPUs → cost"))
 		rows = append(rows, whatIfTable(a.WhatIf)...)
+		if n := samePriceNote(a.WhatIf); n != "" {
+			rows = append(rows, para(n, props.Text{Size: 8, Top: 1, Color: colGrey}))
+		}
 		rows = append(rows, para(fmt.Sprintf("GPUs per replica: %d. Price: %s per GPU-hour, %d hours a month. The XLSX workbook's Summary sheet recomputes this table for any input.",
 			gpusPerReplica(a), usdCents(gpuHourUSD(a)), hoursPerMonth), props.Text{Size: 8.5, Top: 1, Color: colGrey}))
 		rows = append(rows, para(fmt.Sprintf("$ / M output tokens = price of one replica's GPUs per hour ÷ (output tokens/s at capacity × (1 − headroom %s) × 3,600) × 1,000,000: "+
@@ -118,8 +121,9 @@ func appendixSection(in *input) []core.Row {
 			if !s.SteadyState {
 				steady = "no"
 			}
-			data = append(data, []string{clipRunes(seg.Segment, 13), loadText(s.Load), auto(s.TTFTMs.P50), auto(s.TTFTMs.P95), auto(s.TTFTMs.P99),
-				auto(s.TTFOMs.P95), auto(s.ITLMs.P50), auto(s.ITLMs.P95), auto(s.E2EMs.P95), auto(s.OutputTokenThroughput),
+			ttft, ttfo, itl, e2e := shown(s.TTFTMs), shown(s.TTFOMs), shown(s.ITLMs), shown(s.E2EMs)
+			data = append(data, []string{clipRunes(seg.Segment, 13), loadText(s.Load), auto(ttft.P50), auto(ttft.P95), auto(ttft.P99),
+				auto(ttfo.P95), auto(itl.P50), auto(itl.P95), auto(e2e.P95), auto(s.OutputTokenThroughput),
 				auto(s.PerUserOutputTokensPerS), steady})
 		}
 	}

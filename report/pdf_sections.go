@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/johnfercher/maroto/v2/pkg/components/row"
+	"github.com/johnfercher/maroto/v2/pkg/components/text"
+	"github.com/johnfercher/maroto/v2/pkg/consts/align"
 	"github.com/johnfercher/maroto/v2/pkg/consts/fontstyle"
 	"github.com/johnfercher/maroto/v2/pkg/core"
 	"github.com/johnfercher/maroto/v2/pkg/props"
@@ -18,15 +21,21 @@ import (
 // what to do, key numbers, warnings and the capacity plan.
 func summaryPage(in *input) []core.Row {
 	a := in.a
-	rows := []core.Row{
-		heading("Executive summary"),
+	rows := []core.Row{heading("Executive summary")}
+	if banner := speedUpBanner(a); banner != "" {
+		rows = append(rows, boxed("⚠ "+banner+".", colWarnBG, props.Text{Size: 10.5, Style: fontstyle.Bold}), para(""))
+	}
+	rows = append(rows,
 		boxed(answer(a), colAnswerBG, props.Text{Size: 12, Style: fontstyle.Bold}),
 		para(""),
 		para("Binding constraint: "+orDash(a.Overall.LimitingConstraint), props.Text{Size: 9.5, Style: fontstyle.Bold, Top: 1}),
 		para(fmt.Sprintf("Bottleneck: %s.", bottleneckVerdict(a.Overall.Bottleneck)), props.Text{Size: 9.5, Top: 1}),
-	}
+	)
 	if ev := strings.TrimSpace(a.Overall.BottleneckEvidence); ev != "" {
 		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Color: colGrey}))
+	}
+	if errorsBound(a) {
+		rows = append(rows, errorsTable(a.Errors)...)
 	}
 	rows = append(rows, para("What to do: "+advice(a), props.Text{Size: 9.5, Top: 1, Bottom: 2}))
 	rows = append(rows, subheading("Key numbers"))
@@ -44,6 +53,9 @@ func summaryPage(in *input) []core.Row {
 	if len(a.WhatIf) > 0 {
 		rows = append(rows, subheading("Capacity plan (target users → replicas → GPUs → cost)"))
 		rows = append(rows, whatIfTable(a.WhatIf)...)
+		if n := samePriceNote(a.WhatIf); n != "" {
+			rows = append(rows, para(n, props.Text{Size: 8, Top: 1, Color: colGrey}))
+		}
 	}
 	if n := strings.TrimSpace(a.Plan.Report.Notes); n != "" {
 		rows = append(rows, subheading("Notes"), para(n))
@@ -60,10 +72,21 @@ func whatIfTable(ws []analysis.WhatIf) []core.Row {
 			basis = "projected"
 		}
 		data = append(data, []string{w.GPU, basis, usersText(w.UsersPerReplica), num(float64(w.TargetUsers), 0),
-			num(float64(w.Replicas), 0), num(float64(w.GPUs), 0), usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD)})
+			num(float64(w.Replicas), 0), num(float64(w.GPUs), 0), whatIfPrice(w), usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD)})
 	}
-	return table([]string{"GPU", "basis", "users / replica", "target users", "replicas", "GPUs", "cost / month", "$ / M output tokens"},
-		[]int{4, 3, 3, 3, 2, 2, 3, 4}, data)
+	return table([]string{"GPU", "basis", "users / replica", "target users", "replicas", "GPUs", "$ / GPU-hour", "cost / month", "$ / M output tokens"},
+		[]int{4, 3, 2, 3, 2, 2, 2, 3, 3}, data)
+}
+
+// errorsTable is the run's error breakdown for page 1: a sentence, then class, count
+// and a one-line sample message per error class.
+func errorsTable(e analysis.ErrorSummary) []core.Row {
+	rows := []core.Row{subheading("Errors"), para(errorsSummaryText(e), props.Text{Size: 9, Top: 1, Bottom: 1})}
+	data := errorRows(e)
+	if len(data) == 0 {
+		return rows
+	}
+	return append(rows, textTable([]string{"error class", "count", "sample message"}, []int{5, 3, 16}, data)...)
 }
 
 // workloadSection states the SLA, the segments and their mix weights, and the ladder.
@@ -161,8 +184,8 @@ func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]C
 	a := in.a
 	c := seg.Capacity
 	rows := []core.Row{heading("Results: " + seg.Segment),
-		para(fmt.Sprintf("Capacity: %s (band %s – %s, %s). Bottleneck: %s. Binding constraint: %s. Throughput at capacity: %s req/s, %s output tokens/s.",
-			capacityText(a, c), auto(c.CILow), auto(c.CIHigh), orDash(c.Method), orDash(c.Bottleneck), orDash(c.LimitingConstraint),
+		para(fmt.Sprintf("Capacity: %s (band %s, %s). Bottleneck: %s. Binding constraint: %s. Throughput at capacity: %s req/s, %s output tokens/s.",
+			capacityText(a, c), bandText(c), methodText(c.Method), orDash(c.Bottleneck), orDash(c.LimitingConstraint),
 			auto(c.ThroughputAtCapacity), auto(c.OutputTokensPerSAtCapacity)))}
 	if ev := strings.TrimSpace(c.BottleneckEvidence); ev != "" {
 		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))
@@ -176,8 +199,9 @@ func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]C
 		if !s.MeetsSLA {
 			sla = "✗"
 		}
-		data = append(data, []string{loadText(s.Load), num(float64(s.Requests), 0), pct(s.ErrorRate), auto(s.TTFTMs.P50), auto(s.TTFTMs.P95),
-			auto(s.TTFTMs.P99), auto(s.ITLMs.P50), auto(s.RequestThroughput), auto(s.Goodput), auto(s.OutputTokenThroughput), sla, orDash(s.Regime)})
+		ttft, itl := shown(s.TTFTMs), shown(s.ITLMs)
+		data = append(data, []string{loadText(s.Load), num(float64(s.Requests), 0), pct(s.ErrorRate), auto(ttft.P50), auto(ttft.P95),
+			auto(ttft.P99), auto(itl.P50), auto(s.RequestThroughput), auto(s.Goodput), auto(s.OutputTokenThroughput), sla, orDash(s.Regime)})
 	}
 	rows = append(rows, table([]string{loadName(a), "requests", "errors", "TTFT p50 ms", "TTFT p95 ms", "TTFT p99 ms", "ITL p50 ms",
 		"req/s", "goodput req/s", "output tok/s", "SLA", "regime"}, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 2}, data)...)
@@ -199,11 +223,14 @@ func modelSection(in *input, byName map[string]Chart) []core.Row {
 			data = append(data, []string{seg.Segment, "no fit", "", "", "", "", "", ""})
 			continue
 		}
-		data = append(data, []string{seg.Segment, fmt.Sprintf("%s (%s–%s)", auto(f.Slots), auto(f.SlotsCILow), auto(f.SlotsCIHigh)),
-			auto(f.ServiceRate), auto(f.BaseTTFTMs), fmt.Sprintf("%s + %s·n", auto(f.DecodeBaseMs), auto(f.DecodePerSeqMs)),
+		xMax := auto(f.ServiceRate)
+		if !f.SlotsIdentified {
+			xMax = "–"
+		}
+		data = append(data, []string{seg.Segment, slotsText(f), xMax, auto(f.BaseTTFTMs), fmt.Sprintf("%s + %s·n", auto(f.DecodeBaseMs), auto(f.DecodePerSeqMs)),
 			auto(f.PrefillMsPerKToken), num(f.R2, 3), auto(maxAbs(f.Residuals))})
 	}
-	rows = append(rows, table([]string{"segment", "slots (95% CI)", "X_max req/s", "base TTFT ms", "ITL ms (n = batch)", "prefill ms / 1k tok", "R²", "max |resid.| ms"},
+	rows = append(rows, autoTable([]string{"segment", "slots (95% CI)", "X_max req/s", "base TTFT ms", "ITL ms (n = batch)", "prefill ms / 1k tok", "R²", "max |resid.| ms"},
 		[]int{4, 4, 2, 3, 4, 3, 2, 2}, data)...)
 	if gt := a.GroundTruth; len(gt) > 0 {
 		var parts []string
@@ -234,4 +261,36 @@ func maxAbs(v []float64) float64 {
 		return nanValue
 	}
 	return m
+}
+
+// textTable is a table whose columns are all left-aligned except the second (a count):
+// for text such as error classes and messages.
+func textTable(headers []string, sizes []int, rows [][]string) []core.Row {
+	mk := func(cells []string, header bool) core.Row {
+		cols := make([]core.Col, 0, len(sizes))
+		for i, size := range sizes {
+			v := ""
+			if i < len(cells) {
+				v = cells[i]
+			}
+			p := props.Text{Size: 7, Top: 1, Bottom: 1, Left: 0.8, Right: 0.8}
+			if i == 1 {
+				p.Align = align.Right
+			}
+			if header {
+				p.Style = fontstyle.Bold
+			}
+			cols = append(cols, text.NewCol(size, v, p))
+		}
+		return row.New().Add(cols...) // auto height: a long message wraps instead of overflowing
+	}
+	out := []core.Row{mk(headers, true).WithStyle(&props.Cell{BackgroundColor: colHeaderBG})}
+	for i, r := range rows {
+		tr := mk(r, false)
+		if i%2 == 1 {
+			tr = tr.WithStyle(&props.Cell{BackgroundColor: colZebra})
+		}
+		out = append(out, tr)
+	}
+	return out
 }

@@ -38,8 +38,8 @@ func keyNumbers(a *analysis.Analysis) []keyValue {
 	}
 	kv := []keyValue{
 		{"Capacity per replica (" + loadName(a) + ")", capacityText(a, c)},
-		{"95% confidence band (resampled requests)", fmt.Sprintf("%s – %s", auto(c.CILow), auto(c.CIHigh))},
-		{"Method", c.Method},
+		{"95% confidence band (resampled requests)", bandText(c)},
+		{"Method", methodText(c.Method)},
 		{"Binding constraint", orDash(c.LimitingConstraint)},
 		{"Bottleneck", orDash(c.Bottleneck)},
 		{"Throughput at capacity", fmt.Sprintf("%s req/s, %s output tokens/s", auto(c.ThroughputAtCapacity), auto(c.OutputTokensPerSAtCapacity))},
@@ -54,10 +54,13 @@ func keyNumbers(a *analysis.Analysis) []keyValue {
 func capacityText(a *analysis.Analysis, c analysis.Capacity) string {
 	x := capacityLoad(a, c)
 	if !finite(x) {
-		if c.Method == "below_first_step" {
+		if c.Method == methodBelowFirstStep {
 			return "below the first step"
 		}
 		return "–"
+	}
+	if c.Method == methodAtLeast {
+		return "≥ " + auto(x) + " " + loadName(a)
 	}
 	return auto(x) + " " + loadName(a)
 }
@@ -144,10 +147,16 @@ func warnings(a *analysis.Analysis) []string {
 		out = append(out, fmt.Sprintf("Error rate above %s at %d step(s): %s.", pct(maxErr), len(erroring), clip(erroring, 6)))
 	}
 	switch a.Overall.Method {
-	case "model":
+	case methodModel:
 		out = append(out, "The capacity is a model projection beyond the last measured step, not a measurement.")
-	case "below_first_step":
-		out = append(out, "The SLA already fails at the lowest load measured: extend the ladder downwards.")
+	case methodAtLeast:
+		out = append(out, "Every step met the SLA: the capacity is the highest load tested, a lower bound; extend the ladder upwards to find the limit.")
+	case methodBelowFirstStep:
+		if !errorsBound(a) {
+			out = append(out, "The SLA already fails at the lowest load measured: extend the ladder downwards.")
+		}
+	case methodNoData:
+		out = append(out, "No measured step had data: the capacity could not be determined.")
 	}
 	for _, w := range a.WhatIf {
 		if w.Projected {
@@ -183,6 +192,8 @@ func advice(a *analysis.Analysis) string {
 		return s
 	}
 	switch a.Overall.Bottleneck {
+	case analysis.RegimeErrors:
+		return "Fix the failing requests first (see the error breakdown): capacity cannot be measured while the target returns errors."
 	case analysis.RegimeQueue:
 		return "Add replicas, or raise max_num_seqs if KV cache has room: the GPU still has spare decode capacity."
 	case analysis.RegimePrefill:

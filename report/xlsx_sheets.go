@@ -62,9 +62,10 @@ func stepsRow(seg string, s analysis.StepStats) []any {
 		}
 		violations += x
 	}
+	ttft, ttfo, itl, e2e := shown(s.TTFTMs), shown(s.TTFOMs), shown(s.ITLMs), shown(s.E2EMs)
 	return []any{seg, s.Step, s.Schedule, v(s.Load), s.Requests, s.Errors, v(s.ErrorRate),
-		v(s.TTFTMs.P50), v(s.TTFTMs.P95), v(s.TTFTMs.P99), v(s.TTFOMs.P95), v(s.ITLMs.P50), v(s.ITLMs.P95),
-		v(s.E2EMs.P50), v(s.E2EMs.P95), v(s.RequestThroughput), positive(s.LittleThroughputRps), v(s.OutputTokenThroughput), v(s.Goodput),
+		v(ttft.P50), v(ttft.P95), v(ttft.P99), v(ttfo.P95), v(itl.P50), v(itl.P95),
+		v(e2e.P50), v(e2e.P95), v(s.RequestThroughput), positive(s.LittleThroughputRps), v(s.OutputTokenThroughput), v(s.Goodput),
 		v(s.GoodFraction), v(s.PerUserOutputTokensPerS), s.SteadyState, s.MeetsSLA, s.Regime, violations}
 }
 
@@ -164,7 +165,7 @@ func writeSegmentsSheet(f *excelize.File, st styles, a *analysis.Analysis) error
 	var rows [][]any
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
-		rows = append(rows, []any{seg.Segment, nanNil(shareOf(a, seg.Segment)), nanNil(capacityLoad(a, c)), nanNil(c.CILow), nanNil(c.CIHigh), c.Method,
+		rows = append(rows, []any{seg.Segment, nanNil(shareOf(a, seg.Segment)), nanNil(capacityLoad(a, c)), nanNil(c.CILow), ciHighCell(c), methodText(c.Method),
 			c.Bottleneck, c.LimitingConstraint, nanNil(c.ThroughputAtCapacity), nanNil(c.OutputTokensPerSAtCapacity),
 			capacityUsers(c), nanNil(c.ThinkTimeS), c.BottleneckEvidence, c.Advice})
 	}
@@ -195,6 +196,10 @@ func writeModelSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
 	var rows [][]any
 	for _, seg := range allSegments(a) {
 		if fit := seg.Fit; fit != nil {
+			slots := any(nanNil(fit.Slots))
+			if !fit.SlotsIdentified {
+				slots = slotsNotIdentified
+			}
 			res := ""
 			for i, r := range fit.Residuals {
 				if i > 0 {
@@ -202,7 +207,7 @@ func writeModelSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
 				}
 				res += auto(r)
 			}
-			rows = append(rows, []any{seg.Segment, nanNil(fit.ServiceRate), nanNil(fit.Slots), nanNil(fit.SlotsCILow), nanNil(fit.SlotsCIHigh),
+			rows = append(rows, []any{seg.Segment, positive(fit.ServiceRate), slots, positive(fit.SlotsCILow), positive(fit.SlotsCIHigh),
 				nanNil(fit.BaseTTFTMs), nanNil(fit.DecodeBaseMs), nanNil(fit.DecodePerSeqMs), nanNil(fit.PrefillMsPerKToken), nanNil(fit.R2), res})
 		}
 	}

@@ -34,6 +34,10 @@ func writeSummarySheet(f *excelize.File, st styles, in *input) error {
 	_ = set("A2", fmt.Sprintf("Run %s, %s", a.RunID, dateText(in.date)), 0)
 	_ = set("A3", answer(a), st.boldWrap)
 	_ = set("A4", fmt.Sprintf("Bottleneck: %s. What to do: %s", bottleneckVerdict(a.Overall.Bottleneck), advice(a)), st.wrap)
+	if banner := speedUpBanner(a); banner != "" {
+		_ = set("A5", "⚠ "+banner+".", st.bold)
+		_ = f.MergeCell(sh, "A5", "F5")
+	}
 	_ = f.MergeCell(sh, "A3", "F3")
 	_ = f.MergeCell(sh, "A4", "F4")
 	_ = f.SetRowHeight(sh, 3, 36)
@@ -61,6 +65,9 @@ func writeSummarySheet(f *excelize.File, st styles, in *input) error {
 			_ = set(cellName(1, r, false), w, 0)
 		}
 		r += 2
+	}
+	if errorsBound(a) {
+		r = writeErrorsTable(f, st, a.Errors, r) + 2
 	}
 	return writeWhatIfTable(f, st, in, r)
 }
@@ -137,7 +144,8 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 	_ = f.SetCellValue(sh, cellName(1, r, false), "Capacity plan from the analysis (static)")
 	_ = f.SetCellStyle(sh, cellName(1, r, false), cellName(1, r, false), st.bold)
 	r++
-	hdr := []any{"GPU", "basis", "users per replica", "target users", "replicas", "GPUs", "cost per month (USD)", "USD per M output tokens"}
+	hdr := []any{"GPU", "basis", "users per replica", "target users", "replicas", "GPUs", "cost per month (USD)", "USD per M output tokens",
+		"USD per GPU-hour", "price"}
 	if err := f.SetSheetRow(sh, cellName(1, r, false), &hdr); err != nil {
 		return err
 	}
@@ -148,15 +156,38 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 		if w.Projected {
 			basis = "projected"
 		}
-		row := []any{w.GPU, basis, wholeUsers(w.UsersPerReplica), w.TargetUsers, w.Replicas, w.GPUs, w.CostPerMonthUSD, w.CostPerMOutputUSD}
+		price := "catalog"
+		if w.SamePriceAssumed {
+			price = "same price assumed (no catalog price for this GPU)"
+		}
+		row := []any{w.GPU, basis, wholeUsers(w.UsersPerReplica), w.TargetUsers, w.Replicas, w.GPUs, w.CostPerMonthUSD, w.CostPerMOutputUSD,
+			positive(w.GPUHourUSD), price}
 		if err := f.SetSheetRow(sh, cellName(1, r, false), &row); err != nil {
 			return err
 		}
 		_ = f.SetCellStyle(sh, cellName(3, r, false), cellName(6, r, false), st.int0)
 		_ = f.SetCellStyle(sh, cellName(7, r, false), cellName(7, r, false), st.usd)
-		_ = f.SetCellStyle(sh, cellName(8, r, false), cellName(8, r, false), st.usd2)
+		_ = f.SetCellStyle(sh, cellName(8, r, false), cellName(9, r, false), st.usd2)
 	}
 	return nil
+}
+
+// writeErrorsTable writes the run's error breakdown (class, count, sample message) from
+// row r and returns its last row.
+func writeErrorsTable(f *excelize.File, st styles, e analysis.ErrorSummary, r int) int {
+	sh := SheetSummary
+	_ = f.SetCellValue(sh, cellName(1, r, false), "Errors: "+errorsSummaryText(e))
+	_ = f.SetCellStyle(sh, cellName(1, r, false), cellName(1, r, false), st.bold)
+	r++
+	hdr := []any{"error class", "count", "sample message"}
+	_ = f.SetSheetRow(sh, cellName(1, r, false), &hdr)
+	_ = f.SetCellStyle(sh, cellName(1, r, false), cellName(3, r, false), st.header)
+	for _, c := range errorRows(e) {
+		r++
+		row := []any{c[0], e.Classes[c[0]], oneLine(e.Samples[c[0]], 200)}
+		_ = f.SetSheetRow(sh, cellName(1, r, false), &row)
+	}
+	return r
 }
 
 // keyNumber is one headline figure of the workbook: a number (or text) with its unit
@@ -175,8 +206,9 @@ func xlsxKeyNumbers(a *analysis.Analysis, st styles) []keyNumber {
 	return []keyNumber{
 		{"Capacity per replica", nanNil(capacityLoad(a, c)), loadName(a), st.num1},
 		{"95% confidence band, low (resampled requests)", nanNil(c.CILow), loadName(a), st.num1},
-		{"95% confidence band, high (resampled requests)", nanNil(c.CIHigh), loadName(a), st.num1},
-		{"Method", c.Method, "", 0},
+		{"95% confidence band, high (resampled requests)", ciHighCell(c), loadName(a), st.num1},
+		{"95% confidence band (resampled requests)", bandText(c), loadName(a), 0},
+		{"Method", methodText(c.Method), "", 0},
 		{"Binding constraint", orDash(c.LimitingConstraint), "", 0},
 		{"Bottleneck", orDash(c.Bottleneck), "", 0},
 		{"Throughput at capacity", nanNil(c.ThroughputAtCapacity), "req/s", st.num2},
