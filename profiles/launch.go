@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,12 +14,12 @@ import (
 	"time"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
 )
 
 // Launch-mode defaults.
 const (
 	defaultReadyTimeout = 5 * time.Minute
-	readyPollInterval   = 250 * time.Millisecond
 	rssPollInterval     = 500 * time.Millisecond
 	serverStopGrace     = 15 * time.Second
 	// FileLaunchJSON (in runDir/profiles) records the launched server's cold start and
@@ -100,7 +99,7 @@ func (c *Capturer) Start(ctx context.Context, p *plan.Plan, runDir string) (func
 	if timeout <= 0 {
 		timeout = defaultReadyTimeout
 	}
-	if err := waitReady(ctx, modelsURL(p.Target.URL), timeout, la.exited); err != nil {
+	if err := sweep.WaitReady(ctx, modelsURL(p.Target.URL), timeout, la.exited); err != nil {
 		_ = c.stopLaunched(la)
 		return nil, fmt.Errorf("capture launch: %w (see %s)", err, filepath.Join(runDir, "server.log"))
 	}
@@ -298,27 +297,3 @@ func (la *launched) write() error {
 
 // modelsURL is GET {base}/models.
 func modelsURL(base string) string { return strings.TrimRight(base, "/") + "/models" }
-
-// waitReady polls url until it answers 200, the process exits, ctx ends or timeout.
-func waitReady(ctx context.Context, url string, timeout time.Duration, exited <-chan struct{}) error {
-	deadline := time.Now().Add(timeout)
-	client := &http.Client{Timeout: 5 * time.Second}
-	for {
-		if resp, err := client.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("server not ready at %s after %s", url, timeout)
-		}
-		select {
-		case <-exited:
-			return errors.New("server exited before it was ready")
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(readyPollInterval):
-		}
-	}
-}

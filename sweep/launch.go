@@ -50,15 +50,17 @@ func launchTarget(ctx context.Context, p *plan.Plan, runDir string) (stop func()
 	if timeout <= 0 {
 		timeout = defaultReadyTimeout
 	}
-	if err := waitReady(ctx, modelsURL(p.Target.URL), timeout, exited); err != nil {
+	if err := WaitReady(ctx, modelsURL(p.Target.URL), timeout, exited); err != nil {
 		stop()
 		return nil, fmt.Errorf("target.launch: %w (see %s)", err, filepath.Join(runDir, "server.log"))
 	}
 	return stop, nil
 }
 
-// waitReady polls url until it answers 200, the process exits, ctx ends or timeout.
-func waitReady(ctx context.Context, url string, timeout time.Duration, exited <-chan struct{}) error {
+// WaitReady polls url (GET, every 500 ms) until it answers 200, and fails when exited is
+// closed (the server process ended), ctx ends or timeout passes. Used for a launched
+// server's readiness on GET {url}/models.
+func WaitReady(ctx context.Context, url string, timeout time.Duration, exited <-chan struct{}) error {
 	deadline := time.Now().Add(timeout)
 	client := &http.Client{Timeout: 5 * time.Second}
 	for {
