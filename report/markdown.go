@@ -72,10 +72,10 @@ func writeMarkdownWhatIf(b *strings.Builder, rows []analysis.WhatIf) {
 			note = "projected"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s |\n", mdEscape(w.GPU), usersText(w.UsersPerReplica),
-			num(float64(w.TargetUsers), 0), w.Replicas, w.GPUs, mdEscape(whatIfPrice(w)), usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD), note)
+			num(float64(w.TargetUsers), 0), w.Replicas, w.GPUs, strings.ReplaceAll(whatIfPrice(w), "*", `\*`), usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD), note)
 	}
 	if n := samePriceNote(rows); n != "" {
-		fmt.Fprintf(b, "\n%s\n", mdEscape(n))
+		fmt.Fprintf(b, "\n%s\n", strings.Replace(mdEscape(n), "*", `\*`, 1))
 	}
 }
 

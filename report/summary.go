@@ -42,12 +42,21 @@ func keyNumbers(a *analysis.Analysis) []keyValue {
 		{"Method", methodText(c.Method)},
 		{"Binding constraint", orDash(c.LimitingConstraint)},
 		{"Bottleneck", orDash(c.Bottleneck)},
-		{"Throughput at capacity", fmt.Sprintf("%s req/s, %s output tokens/s", auto(c.ThroughputAtCapacity), auto(c.OutputTokensPerSAtCapacity))},
+		{"Throughput at capacity", throughputText(c)},
 		{"Users per replica (think time " + num(c.ThinkTimeS, 1) + " s)", capacityUsersText(c)},
 		{"Headline source", src},
 		{"SLA", constraintsText(a.Constraints)},
 	}
 	return kv
+}
+
+// throughputText is the throughput at capacity in req/s and output tokens/s ("–"
+// when there is no capacity point).
+func throughputText(c analysis.Capacity) string {
+	if !(c.ThroughputAtCapacity > 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%s req/s, %s output tokens/s", auto(c.ThroughputAtCapacity), auto(c.OutputTokensPerSAtCapacity))
 }
 
 // capacityText is the capacity load with its unit, or "below the first step".
