@@ -16,6 +16,7 @@ var stepsCSVHeader = []string{
 	"e2e_p50_ms", "e2e_p95_ms", "request_throughput_rps", "output_tokens_per_s",
 	"goodput_rps", "good_fraction", "per_user_output_tokens_per_s",
 	"steady_state", "meets_sla", "regime",
+	"warmup_requests", "cancelled", "achieved_rate_rps", "little_throughput_rps",
 }
 
 // stepsCSVRow is one step's CSV fields, in stepsCSVHeader order.
@@ -34,7 +35,16 @@ func stepsCSVRow(s analysis.StepStats) []string {
 		f(e2e.P50), f(e2e.P95), f(s.RequestThroughput), f(s.OutputTokenThroughput),
 		f(s.Goodput), f(s.GoodFraction), f(s.PerUserOutputTokensPerS),
 		strconv.FormatBool(s.SteadyState), strconv.FormatBool(s.MeetsSLA), s.Regime,
+		strconv.Itoa(s.WarmupRequests), strconv.Itoa(s.Cancelled), positiveText(s.AchievedRateRps), positiveText(s.LittleThroughputRps),
 	}
+}
+
+// positiveText formats v for CSV when it is finite and > 0, else "" (not computed).
+func positiveText(v float64) string {
+	if !finite(v) || v <= 0 {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', 8, 64)
 }
 
 // writeStepsCSV writes steps.csv: one row per step of every segment and the mix.

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/plan"
 )
 
 // fxEdgeAnalysis is the synthetic run with the analysis's newer fields exercised: the
@@ -36,6 +37,7 @@ func fxEdgeAnalysis() *analysis.Analysis {
 		}}
 	s0 := &a.Segments[0].Steps[0]
 	s0.TTFTMs, s0.ITLMs, s0.E2EMs, s0.TTFOMs = analysis.Summary{}, analysis.Summary{}, analysis.Summary{}, analysis.Summary{}
+	s0.WarmupRequests, s0.Cancelled = 7, 2
 	a.Segments[0].Capacity = analysis.Capacity{MaxConcurrencyWithinSLA: 128, CILow: 128, OpenEnded: true, Method: methodAtLeast,
 		Bottleneck: analysis.RegimeNone}
 	a.Segments[1].Capacity.Method, a.Segments[1].Capacity.OpenEnded = methodModel, true
@@ -71,6 +73,10 @@ func TestEdgeFieldsFormatting(t *testing.T) {
 	}
 	if s := shown(analysis.Summary{N: 3, P95: 0}); s.P95 != 0 {
 		t.Errorf("present summary altered: %v", s.P95)
+	}
+	ra := &analysis.Analysis{Schedule: plan.ScheduleRate}
+	if got := capacityText(ra, analysis.Capacity{MaxRateWithinSLA: 3.2, OfferedRateRps: 4, Method: methodMeasured}); got != "3.20 req/s served (4.00 req/s offered)" {
+		t.Errorf("open-loop capacity below the offered rate = %q", got)
 	}
 	rows := errorRows(fxEdgeAnalysis().Errors)
 	if len(rows) != 2 || rows[0][0] != "http_500" || rows[0][1] != "12" || strings.Contains(rows[0][2], "\n") ||
@@ -230,6 +236,9 @@ func TestMarkdownCSVXLSXEdgeFields(t *testing.T) {
 	}
 	if r := rows[1]; r[0] != "short-chat" || r[3] != "1" || r[7] != "" || r[8] != "" || r[11] != "" || r[13] != "" {
 		t.Errorf("steps.csv missing-metric row = %q, want empty latency fields", r)
+	}
+	if h, r := rows[0][23:25], rows[1][23:25]; h[0] != "warmup_requests" || h[1] != "cancelled" || r[0] != "7" || r[1] != "2" {
+		t.Errorf("steps.csv warm-up/cancelled = %q %q, want 7 and 2", h, r)
 	}
 	if rows[2][8] == "" {
 		t.Errorf("steps.csv row 2 lost its TTFT p95")

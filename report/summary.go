@@ -68,10 +68,14 @@ func capacityText(a *analysis.Analysis, c analysis.Capacity) string {
 		}
 		return "–"
 	}
+	s := auto(x) + " " + loadName(a)
 	if c.Method == methodAtLeast {
-		return "≥ " + auto(x) + " " + loadName(a)
+		s = "≥ " + s
 	}
-	return auto(x) + " " + loadName(a)
+	if isRate(a) && c.OfferedRateRps > 0 {
+		s += fmt.Sprintf(" served (%s req/s offered)", auto(c.OfferedRateRps))
+	}
+	return s
 }
 
 // glossary explains the report's jargon once, in plain words.
