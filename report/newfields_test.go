@@ -78,6 +78,10 @@ func TestEdgeFieldsFormatting(t *testing.T) {
 	if got := capacityText(ra, analysis.Capacity{MaxRateWithinSLA: 3.2, OfferedRateRps: 4, Method: methodMeasured}); got != "3.20 req/s served (4.00 req/s offered)" {
 		t.Errorf("open-loop capacity below the offered rate = %q", got)
 	}
+	al := &analysis.Analysis{Overall: analysis.Capacity{MaxConcurrencyWithinSLA: 64, CILow: 64, OpenEnded: true, Method: methodAtLeast}}
+	if got := answer(al); !strings.HasPrefix(got, "One replica handles at least 64.0 concurrency within") {
+		t.Errorf("at_least fallback answer = %q", got)
+	}
 	rows := errorRows(fxEdgeAnalysis().Errors)
 	if len(rows) != 2 || rows[0][0] != "http_500" || rows[0][1] != "12" || strings.Contains(rows[0][2], "\n") ||
 		len([]rune(rows[0][2])) > errorSampleLen || !strings.HasPrefix(rows[0][2], "HTTP 500: upstream overloaded stack frame") {

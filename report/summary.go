@@ -26,7 +26,11 @@ func answer(a *analysis.Analysis) string {
 	if gpu == "" {
 		gpu = "replica"
 	}
-	return fmt.Sprintf("One %s handles %s %s within %s.", gpu, auto(x), loadName(a), constraintsText(a.Constraints))
+	atLeast := ""
+	if c.Method == methodAtLeast {
+		atLeast = "at least "
+	}
+	return fmt.Sprintf("One %s handles %s%s %s within %s.", gpu, atLeast, auto(x), loadName(a), constraintsText(a.Constraints))
 }
 
 // keyNumbers lists the headline figures for page 1, the Markdown and the workbook.
