@@ -42,6 +42,9 @@ func analyzeInputs(in *runInputs) *Analysis {
 	p := &in.meta.Plan
 	a := &Analysis{RunID: in.meta.RunID, ToolVersion: in.meta.ToolVersion, Plan: *p,
 		Constraints: constraintsOf(p.SLA), Warnings: []string{}, WhatIf: []WhatIf{}}
+	for _, w := range in.meta.Warnings { // the sweep's own (e.g. a server that does not stream)
+		a.Warnings = append(a.Warnings, "sweep: "+w)
+	}
 	if in.meta.Target.Simulator {
 		a.GroundTruth = in.meta.Target.Settings
 	}

@@ -222,3 +222,19 @@ func TestCancelledAfterGraceIsNotAnError(t *testing.T) {
 		t.Errorf("no cancellation warning in %q", a.Warnings)
 	}
 }
+
+// TestSweepWarningsCarriedOver: the sweep's warnings in run.json (e.g. a server that
+// ignores stream: true) reach the analysis, so every report shows them.
+func TestSweepWarningsCarriedOver(t *testing.T) {
+	p := plan.Plan{Name: "warn", Segments: []plan.Segment{{Name: "chat", Weight: 1}},
+		Ladder: plan.Ladder{Concurrency: []int{2}}, SLA: plan.SLA{TTFTMs: map[string]float64{"p95": 300}}}
+	meta := metaFor(p)
+	meta.Warnings = []string{"server does not stream: TTFT = E2E and ITL are meaningless"}
+	a, err := Analyze(writeRunDir(t, meta, statsRecords(), nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Warnings) == 0 || a.Warnings[0] != "sweep: server does not stream: TTFT = E2E and ITL are meaningless" {
+		t.Errorf("warnings %q", a.Warnings)
+	}
+}
