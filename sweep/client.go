@@ -316,17 +316,23 @@ func (c *Client) put(s *stream) {
 	c.pool.Put(s)
 }
 
-// run performs the exchange for s, recording any failure in s.
-func (c *Client) run(parent context.Context, s *stream, body []byte) {
+// exchangeContext derives one exchange's context from parent: cancellable with a cause,
+// bounded by RequestTimeout when set, and watched by the first-byte/idle watchdog. done
+// releases all three; both transports (run, runRaw) start with it.
+func (c *Client) exchangeContext(parent context.Context) (context.Context, *watchdog, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
+	cancelT := context.CancelFunc(func() {})
 	if c.cfg.RequestTimeout > 0 {
-		var cancelT context.CancelFunc
 		ctx, cancelT = context.WithTimeoutCause(ctx, c.cfg.RequestTimeout, errTimeoutRequest)
-		defer cancelT()
 	}
 	wd := newWatchdog(cancel, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
-	defer wd.stop()
+	return ctx, wd, func() { wd.stop(); cancelT(); cancel(nil) }
+}
+
+// run performs the exchange for s, recording any failure in s.
+func (c *Client) run(parent context.Context, s *stream, body []byte) {
+	ctx, wd, done := c.exchangeContext(parent)
+	defer done()
 	// The first-byte timeout starts once a connection is in hand; SentNs is when the
 	// request was written (the transport writes it on another goroutine).
 	wrote := new(atomic.Int64)

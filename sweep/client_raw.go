@@ -511,15 +511,8 @@ func unexpectedEOF(err error) error {
 // runRaw performs the exchange for s over a pooled raw connection of p, with the same
 // timeouts, error classes and timestamps as run.
 func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPool) {
-	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
-	if c.cfg.RequestTimeout > 0 {
-		var cancelT context.CancelFunc
-		ctx, cancelT = context.WithTimeoutCause(ctx, c.cfg.RequestTimeout, errTimeoutRequest)
-		defer cancelT()
-	}
-	wd := newWatchdog(cancel, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
-	defer wd.stop()
+	ctx, wd, done := c.exchangeContext(parent)
+	defer done()
 	s.sent = time.Now()
 	rc, err := p.get(ctx, c.dial)
 	if err != nil {
