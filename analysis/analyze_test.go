@@ -183,6 +183,12 @@ func TestSizingAndAnswer(t *testing.T) {
 	if got != want {
 		t.Errorf("answer\n got %q\nwant %q", got, want)
 	}
+	// A CPU server (Ollama) is sized in machines, not GPUs.
+	sz.gpu, sz.gpusPerReplica = "2-core CPU", 1
+	a.WhatIf, _ = whatIfRows(c, sz, nil)
+	if got := answerSentence(a, sz); !strings.Contains(got, "5,000 users need 131 replicas (131 machines)") {
+		t.Errorf("CPU answer %q", got)
+	}
 }
 
 func TestMeasuredCapacityInterpolatesBindingConstraint(t *testing.T) {

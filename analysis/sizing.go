@@ -269,7 +269,7 @@ func answerSentence(a *Analysis, sz sizing) string {
 			need = "need at most"
 		}
 		s += fmt.Sprintf("; %s users %s %s (%s)", commaInt(float64(big.TargetUsers)), need,
-			plural(big.Replicas, "replica"), plural(big.GPUs, "GPU"))
+			plural(big.Replicas, "replica"), plural(big.GPUs, deviceNoun(sz.gpu)))
 		if big.CostPerMonthUSD > 0 {
 			s += fmt.Sprintf(", about $%s/month", commaInt(big.CostPerMonthUSD))
 		}
@@ -336,6 +336,15 @@ func speedUpNote(a *Analysis) string {
 		return ""
 	}
 	return fmt.Sprintf(" Caution: the simulator ran %s× faster than real time, so these latencies and this capacity are not real-time figures.", fmtNum(a.SpeedUp))
+}
+
+// deviceNoun names the unit a replica runs on: "GPU", or "machine" when report.gpu
+// names a CPU (e.g. "2-core CPU" for an Ollama CPU server).
+func deviceNoun(gpu string) string {
+	if strings.Contains(strings.ToLower(gpu), "cpu") {
+		return "machine"
+	}
+	return "GPU"
 }
 
 // plural renders "1 replica" or "3 replicas" (with thousands separators).
