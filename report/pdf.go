@@ -102,21 +102,21 @@ func buildPDF(in *input, charts []Chart) (core.Maroto, error) {
 	for _, c := range charts {
 		byName[c.Name] = c
 	}
-	m.AddRows(summaryPage(in)...)
-	m.AddPages(page.New().Add(workloadSection(in)...))
+	flow(m, false, summaryPage(in))
+	flow(m, true, workloadSection(in))
 	for _, seg := range allSegments(a) {
-		m.AddPages(page.New().Add(segmentSection(in, seg, byName)...))
+		flow(m, true, segmentSection(in, seg, byName))
 	}
-	m.AddPages(page.New().Add(modelSection(in, byName)...))
-	m.AddPages(page.New().Add(capacitySection(in)...))
+	flow(m, true, modelSection(in, byName))
+	flow(m, true, capacitySection(in))
 	if len(a.Kernels) > 0 {
-		m.AddRows(kernelSection(in)...) // short: continues the capacity page
+		flow(m, false, kernelSection(in)) // short: continues the capacity page
 	}
-	m.AddRows(methodologySection(in)...)
+	flow(m, false, methodologySection(in))
 	if rows := serverSection(byName); len(rows) > 0 {
-		m.AddPages(page.New().Add(rows...))
+		flow(m, true, rows)
 	}
-	m.AddPages(page.New().Add(appendixSection(in)...))
+	flow(m, true, appendixSection(in))
 	return m, nil
 }
 
@@ -203,15 +203,50 @@ func appendRows(dst []core.Row, rows ...core.Row) []core.Row {
 // table builds a header row and zebra data rows; sizes are grid columns (sum ≤ 24).
 // Numeric columns (all but the first) are right-aligned.
 func table(headers []string, sizes []int, rows [][]string) []core.Row {
-	out := []core.Row{tableRow(headers, sizes, true).WithStyle(&props.Cell{BackgroundColor: colHeaderBG})}
+	hdr := tableRow(headers, sizes, true).WithStyle(&props.Cell{BackgroundColor: colHeaderBG})
+	out := []core.Row{&tableHead{Row: hdr}}
 	for i, r := range rows {
 		tr := tableRow(r, sizes, false)
 		if i%2 == 1 {
 			tr = tr.WithStyle(&props.Cell{BackgroundColor: colZebra})
 		}
-		out = append(out, tr)
+		out = append(out, &tableData{Row: tr, head: hdr})
 	}
 	return out
+}
+
+// tableHead marks a table's header row, and tableData a data row (pdfRowH high) with
+// its table's header, for flow.
+type (
+	tableHead struct{ core.Row }
+	tableData struct {
+		core.Row
+		head core.Row
+	}
+)
+
+// flow adds rows to the document, first starting a new page when newPage. Tables
+// break across pages cleanly: a header row that would end a page with fewer than two
+// data rows under it moves to the next page, and a data row that does not fit starts
+// a new page under a repeat of its table's header.
+func flow(m core.Maroto, newPage bool, rows []core.Row) {
+	if newPage {
+		m.AddPages(page.New())
+	}
+	for _, r := range rows {
+		switch r := r.(type) {
+		case *tableHead:
+			if !m.FitlnCurrentPage(4 * pdfRowH) {
+				m.AddPages(page.New())
+			}
+		case *tableData:
+			if !m.FitlnCurrentPage(pdfRowH) {
+				m.AddPages(page.New())
+				m.AddRows(r.head)
+			}
+		}
+		m.AddRows(r)
+	}
 }
 
 // tableRow is one table row: a fixed height for data, auto height for the header.
