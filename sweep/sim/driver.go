@@ -88,8 +88,8 @@ func (s *Server) wall(v time.Duration) time.Time {
 // time while there is work; when idle it waits for an arrival and resynchronises.
 func (s *Server) drive(ctx context.Context) {
 	defer close(s.done)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	gw := newGPUWaiter(ctx) // the GPU-step wait: libc with cgo on Linux (gpuwait_cgo.go)
+	defer gw.close()
 	var vnow time.Duration
 	for {
 		s.mu.Lock()
@@ -106,13 +106,8 @@ func (s *Server) drive(ctx context.Context) {
 		}
 		end := it.Start + it.Duration
 		deadline := s.wall(end)
-		if d := time.Until(deadline); d > 0 {
-			timer.Reset(d)
-			select {
-			case <-ctx.Done():
-				return
-			case <-timer.C:
-			}
+		if d := time.Until(deadline); d > 0 && !gw.wait(d) {
+			return
 		}
 		late := max(0, time.Since(deadline))
 		s.mu.Lock()

@@ -1,0 +1,141 @@
+//go:build cgo && linux
+
+package sim
+
+/*
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+// llmcap_gpu_wait is where the engine thread blocks while the simulated GPU runs an
+// iteration: a CLOCK_MONOTONIC condition variable waited on until the iteration's end
+// (or until cancelled), as a real engine's scheduler thread blocks on the GPU step.
+typedef struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int cancelled;
+} llmcap_gpu_wait;
+
+static llmcap_gpu_wait *llmcap_gpu_wait_new(void) {
+	llmcap_gpu_wait *w = calloc(1, sizeof *w);
+	pthread_condattr_t ca;
+	if (w == NULL) return NULL;
+	if (pthread_condattr_init(&ca) != 0) { free(w); return NULL; }
+	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 || pthread_cond_init(&w->cv, &ca) != 0) {
+		pthread_condattr_destroy(&ca);
+		free(w);
+		return NULL;
+	}
+	pthread_condattr_destroy(&ca);
+	if (pthread_mutex_init(&w->mu, NULL) != 0) {
+		pthread_cond_destroy(&w->cv);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+// llmcap_gpu_wait_for blocks for ns nanoseconds (absolute CLOCK_MONOTONIC deadline, so
+// spurious wake-ups do not shorten it); it returns 1 when cancelled, else 0.
+static int llmcap_gpu_wait_for(llmcap_gpu_wait *w, long long ns) {
+	struct timespec dl;
+	int cancelled;
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += ns / 1000000000LL;
+	dl.tv_nsec += ns % 1000000000LL;
+	if (dl.tv_nsec >= 1000000000L) { dl.tv_sec++; dl.tv_nsec -= 1000000000L; }
+	pthread_mutex_lock(&w->mu);
+	while (!w->cancelled) {
+		if (pthread_cond_timedwait(&w->cv, &w->mu, &dl) == ETIMEDOUT) break;
+	}
+	cancelled = w->cancelled;
+	pthread_mutex_unlock(&w->mu);
+	return cancelled;
+}
+
+static void llmcap_gpu_wait_cancel(llmcap_gpu_wait *w) {
+	pthread_mutex_lock(&w->mu);
+	w->cancelled = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void llmcap_gpu_wait_free(llmcap_gpu_wait *w) {
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+}
+*/
+import "C"
+
+import (
+	"context"
+	"time"
+)
+
+// GPUWaitCall names the C library call the driver blocks in while the simulated GPU
+// runs an iteration: with cgo on Linux, pthread_cond_timedwait on a CLOCK_MONOTONIC
+// condition variable, so an OS-runtime trace of the server (nsys --trace=osrt) sees one
+// call per iteration lasting the iteration's wall time, as it sees a real engine thread
+// block on its GPU step. Without cgo it is "" (a Go timer: invisible to libc tracers).
+const GPUWaitCall = "pthread_cond_timedwait"
+
+// gpuWaiter blocks the driver for an iteration's wall time through libc.
+type gpuWaiter struct {
+	w       *C.llmcap_gpu_wait // nil: the C state could not be set up; Go timer fallback
+	ctx     context.Context
+	timer   *time.Timer
+	stop    chan struct{}
+	watcher chan struct{}
+}
+
+// newGPUWaiter returns a waiter cancelled when ctx is done; close releases it.
+func newGPUWaiter(ctx context.Context) *gpuWaiter {
+	g := &gpuWaiter{w: C.llmcap_gpu_wait_new(), ctx: ctx, stop: make(chan struct{}), watcher: make(chan struct{})}
+	if g.w == nil {
+		g.timer = time.NewTimer(time.Hour)
+		close(g.watcher)
+		return g
+	}
+	go func() {
+		defer close(g.watcher)
+		select {
+		case <-ctx.Done():
+			C.llmcap_gpu_wait_cancel(g.w)
+		case <-g.stop:
+		}
+	}()
+	return g
+}
+
+// wait blocks for d; it reports false when ctx was done first.
+func (g *gpuWaiter) wait(d time.Duration) bool {
+	if g.w == nil {
+		return timerWait(g.ctx, g.timer, d)
+	}
+	return C.llmcap_gpu_wait_for(g.w, C.longlong(d)) == 0 && g.ctx.Err() == nil
+}
+
+// close stops the cancellation watcher and frees the C state.
+func (g *gpuWaiter) close() {
+	if g.w == nil {
+		g.timer.Stop()
+		return
+	}
+	close(g.stop)
+	<-g.watcher
+	C.llmcap_gpu_wait_free(g.w)
+	g.w = nil
+}
+
+// timerWait blocks for d on timer; it reports false when ctx was done first.
+func timerWait(ctx context.Context, timer *time.Timer, d time.Duration) bool {
+	timer.Reset(d)
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
