@@ -11,7 +11,9 @@ import (
 )
 
 // realSimPlan is a short closed-loop ladder against the embedded engine simulator
-// (llama-3.1-8b on an H100-SXM) with max_num_seqs 8, so the upper steps queue.
+// (llama-3.1-8b on an H100-SXM) with max_num_seqs 8, so the upper steps queue. The
+// ladder puts two queued steps (12, 16) in its lower half, so that the lower-half fit
+// sees the queue's slope and not only its onset.
 func realSimPlan() *plan.Plan {
 	return &plan.Plan{
 		Name: "analysis-sim", Seed: 11,
@@ -23,7 +25,7 @@ func realSimPlan() *plan.Plan {
 		Segments: []plan.Segment{{Name: "chat", Weight: 1,
 			PromptTokens: plan.Dist{Kind: plan.DistFixed, Value: 200},
 			OutputTokens: plan.Dist{Kind: plan.DistUniform, Min: 32, Max: 96}}},
-		Ladder: plan.Ladder{Concurrency: []int{2, 4, 8, 12, 16, 20, 24, 32},
+		Ladder: plan.Ladder{Concurrency: []int{2, 8, 12, 16, 20, 24, 32, 40},
 			Warmup: plan.Warmup{Duration: 500 * time.Millisecond}, Duration: 5 * time.Second, Grace: 10 * time.Second},
 		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": 400}, MaxErrorRate: 0.01, ThinkTime: 5 * time.Second},
 		Report: plan.Report{TargetUsers: []int{1000}, GPUHourUSD: 2.5, Headroom: 0.2, WhatIfGPUs: []string{"H200"}},
