@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/llmcap/llmcap/plan"
@@ -38,7 +37,7 @@ func launchTarget(ctx context.Context, p *plan.Plan, runDir string) (stop func()
 	cmd := exec.Command(l.Command[0], l.Command[1:]...)
 	cmd.Env = append(os.Environ(), l.Env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("target.launch: start %q: %w", l.Command[0], err)
@@ -84,9 +83,10 @@ func WaitReady(ctx context.Context, url string, timeout time.Duration, exited <-
 	}
 }
 
-// stopProcess terminates the process group of pid and waits for it to exit.
+// stopProcess terminates the process group of pid (SIGTERM, then SIGKILL after
+// launchStopGrace; outside Unix the process is killed) and waits for it to exit.
 func stopProcess(pid int, exited <-chan struct{}) error {
-	if err := syscall.Kill(-pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := terminateGroup(pid); err != nil {
 		return fmt.Errorf("stop server pid %d: %w", pid, err)
 	}
 	select {
@@ -94,7 +94,7 @@ func stopProcess(pid int, exited <-chan struct{}) error {
 		return nil
 	case <-time.After(launchStopGrace):
 	}
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := killGroup(pid); err != nil {
 		return fmt.Errorf("kill server pid %d: %w", pid, err)
 	}
 	<-exited
