@@ -33,6 +33,8 @@ type capture struct {
 	startedAt time.Time
 	stoppedAt time.Time
 	timer     *time.Timer
+	hung      bool // `nsys stop` hung and was killed (recoverHung)
+	adopted   bool // the hung stop's .qdstrm was moved to base.qdstrm
 }
 
 func newCapture(c *Capturer, step plan.Step, session, dir, rel string) *capture {
@@ -91,7 +93,10 @@ func (cp *capture) stop(ctx context.Context) error {
 			case <-ctx.Done():
 			}
 		}
-		_, err := cp.c.nsys.run(ctx, cp.c.nsys.StopTimeout, "stop", "--session="+cp.session)
+		qdstrm, err := cp.c.nsys.Stop(ctx, cp.session)
+		if errors.Is(err, ErrStopHung) {
+			err = cp.recoverHung(err, qdstrm)
+		}
 		cp.mu.Lock()
 		cp.stoppedAt = timeNow()
 		if err != nil {
@@ -102,6 +107,23 @@ func (cp *capture) stop(ctx context.Context) error {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
 	return cp.stopErr
+}
+
+// recoverHung handles a hung `nsys stop`: it ends the session's agents (the session is
+// unusable afterwards) and moves the .qdstrm the stop named into the capture directory,
+// where ConvertReport imports it with QdstrmImporter. It returns err, annotated.
+func (cp *capture) recoverHung(err error, qdstrm string) error {
+	n := killSessionAgents(cp.session, 5*time.Second)
+	moved, merr := adoptQdstrm(qdstrm, cp.base)
+	cp.mu.Lock()
+	cp.hung, cp.adopted = true, moved
+	cp.mu.Unlock()
+	cp.c.log.Warn("capture: nsys stop hung; ended the session's agents", "step", cp.step.Index,
+		"agents", n, "qdstrm", qdstrm, "kept", moved, "err", err)
+	if merr != nil {
+		return fmt.Errorf("%w; ended %d nsys agent(s); %w", err, n, merr)
+	}
+	return fmt.Errorf("%w; ended %d nsys agent(s) of session %s", err, n, cp.session)
 }
 
 // finish abandons a pending delayed start, waits for a start in progress and stops a
@@ -136,6 +158,13 @@ func (cp *capture) window() time.Duration {
 		return 0
 	}
 	return cp.stoppedAt.Sub(cp.startedAt)
+}
+
+// hungWithData reports whether `nsys stop` hung and left a .qdstrm to import.
+func (cp *capture) hungWithData() bool {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.hung && cp.adopted
 }
 
 // stopFailed reports whether `nsys stop` itself failed (the session is then suspect).

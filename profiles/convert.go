@@ -84,6 +84,9 @@ type Summary struct {
 	Top []KernelRow `json:"top,omitempty"`
 	// DurationNs is the capture window's wall time (0 when unknown).
 	DurationNs int64 `json:"duration_ns,omitempty"`
+	// StopHung says how `nsys stop` hung when the capture was recovered from the
+	// .qdstrm it left ("" when the stop finished normally).
+	StopHung string `json:"stop_hung,omitempty"`
 }
 
 const topKernels = 20
@@ -146,7 +149,7 @@ func ConvertTables(dir string, t Tables, s Summary) (*Summary, error) {
 	}
 	if len(s.Profiles) == 0 {
 		return nil, errors.New("capture has no GPU kernel, CUDA API or OS runtime data " +
-			"(osrt sees libc calls only: a pure-Go server such as llmcap serve-sim makes raw syscalls)")
+			"(osrt sees libc calls only: a Go server built with CGO_ENABLED=0, such as a static llmcap serve-sim, makes raw syscalls)")
 	}
 	if err := writeJSON(filepath.Join(dir, FileCaptureJSON), s); err != nil {
 		return nil, err

@@ -70,6 +70,9 @@ type Nsys struct {
 	// StopTimeout bounds `nsys stop` (writing and importing the report) and `nsys stats`
 	// (default 5 minutes: a large CUDA trace takes minutes).
 	StopTimeout time.Duration
+	// StallTimeout is how long `nsys stop` may make no progress (no new output, no
+	// growth of its .qdstrm) before Stop declares it hung (default 60 s).
+	StallTimeout time.Duration
 
 	mu      sync.Mutex
 	names   *ReportNames

@@ -254,16 +254,27 @@ func (c *Capturer) AfterMeasure(ctx context.Context, step plan.Step, runDir stri
 	c.active = nil
 	c.mu.Unlock()
 	ctx = context.WithoutCancel(ctx) // an interrupted sweep still stops and converts
+	s := Summary{Step: step.Index, Segment: step.Segment, Schedule: step.Schedule, Load: step.Load(),
+		Phase: phaseOf(step)}
 	if err := cp.finish(ctx); err != nil {
 		if cp.stopFailed() {
 			c.mu.Lock()
 			c.broken = err
 			c.mu.Unlock()
 		}
-		return "", err
+		if !cp.hungWithData() {
+			return "", err
+		}
+		// A hung stop whose .qdstrm was kept: import it if nsys had finished writing it.
+		s.StopHung = err.Error()
+		s.DurationNs = cp.window().Nanoseconds()
+		if _, cerr := ConvertReport(ctx, c.nsys, cp.base, cp.dir, s); cerr != nil {
+			return cp.rel, fmt.Errorf("%w; importing what it wrote failed: %w", err, cerr)
+		}
+		c.log.Warn("capture recovered from a hung nsys stop", "step", step.Index, "dir", cp.rel)
+		return cp.rel, nil
 	}
-	s := Summary{Step: step.Index, Segment: step.Segment, Schedule: step.Schedule, Load: step.Load(),
-		Phase: phaseOf(step), DurationNs: cp.window().Nanoseconds()}
+	s.DurationNs = cp.window().Nanoseconds()
 	sum, err := ConvertReport(ctx, c.nsys, cp.base, cp.dir, s)
 	if err != nil {
 		return cp.rel, fmt.Errorf("capture convert: %w", err)
@@ -284,9 +295,12 @@ func (c *Capturer) stopActive(ctx context.Context) {
 	}
 }
 
-// sessionArgs are the nsys start arguments: output, overwrite, then capture.extra_args.
+// startArgs are the nsys start arguments: output, overwrite, --sample=none and
+// --cpuctxsw=none (unless capture.extra_args sets them: nsys 2022.4's perf_event
+// collection hangs `nsys stop`, see perfEventFlags), then capture.extra_args.
 func (c *Capturer) startArgs(session, base string) []string {
 	args := []string{"start", "--session=" + session, "--output=" + base, "--force-overwrite=true"}
+	args = append(args, perfEventDefaults(c.cfg.ExtraArgs)...)
 	return append(args, c.cfg.ExtraArgs...)
 }
 
