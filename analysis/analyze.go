@@ -92,7 +92,7 @@ func analyzeInputs(in *runInputs) *Analysis {
 	for i := range a.Segments {
 		a.Segments[i].WhatIf, _ = whatIfRows(a.Segments[i].Capacity, sz, nil)
 	}
-	a.Kernels = kernelsOf(in)
+	a.Kernels = kernelsOf(in, a)
 	a.Errors = errorSummaryOf(a)
 	if su := speedUpOf(in); su > 0 && su != 1 {
 		a.SpeedUp = su
@@ -421,19 +421,6 @@ func slotsObserved(steps []StepStats, slots float64) bool {
 		}
 	}
 	return false
-}
-
-// kernelsOf attaches step identities to the profiles' kernel summaries.
-func kernelsOf(in *runInputs) []KernelSummary {
-	for i := range in.kernels {
-		k := &in.kernels[i]
-		for _, s := range in.steps {
-			if s.Captured != "" && filepath.Base(s.Captured) == k.Dir {
-				k.Step, k.Segment, k.Load = s.Index, s.Segment, s.Load()
-			}
-		}
-	}
-	return in.kernels
 }
 
 func seedOf(p *plan.Plan) uint64 { return uint64(p.Seed) ^ 0x5eed }

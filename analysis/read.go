@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/sweep"
@@ -245,46 +244,6 @@ func readJSONLines[T any](path string, fn func(T)) error {
 		return fmt.Errorf("read %s: %w", filepath.Base(path), err)
 	}
 	return nil
-}
-
-// readKernels reads profiles/*/kernels.json (a JSON array of KernelRow each), when the
-// profiles stage left any; anything missing or malformed is skipped silently.
-func readKernels(dir string) []KernelSummary {
-	paths, _ := filepath.Glob(filepath.Join(dir, sweep.DirProfiles, "*", "kernels.json"))
-	sort.Strings(paths)
-	var out []KernelSummary
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		var rows []KernelRow
-		if json.Unmarshal(b, &rows) != nil {
-			continue
-		}
-		ks := KernelSummary{Step: -1, Dir: filepath.Base(filepath.Dir(p)), ClassShares: map[string]float64{}}
-		var total int64
-		for _, r := range rows {
-			total += r.TotalTimeNs
-		}
-		for i := range rows {
-			if total > 0 {
-				rows[i].Share = float64(rows[i].TotalTimeNs) / float64(total)
-			}
-			cls := rows[i].Class
-			if cls == "" {
-				cls = "other"
-			}
-			ks.ClassShares[cls] += rows[i].Share
-		}
-		sort.SliceStable(rows, func(i, j int) bool { return rows[i].TotalTimeNs > rows[j].TotalTimeNs })
-		if len(rows) > 20 {
-			rows = rows[:20]
-		}
-		ks.Top = rows
-		out = append(out, ks)
-	}
-	return out
 }
 
 // stepOf returns the plan step with index i from run.json, if present.

@@ -248,14 +248,47 @@ type SegmentAnalysis struct {
 	WhatIf   []WhatIf    `json:"what_if,omitempty"`
 }
 
-// KernelSummary is the GPU-kernel breakdown of a captured step (from profiles).
+// KernelSummary is one captured step's profile (profiles/<step>/, see profiles.go):
+// where its GPU time went (kernels.json), or without GPU data the server's OS runtime
+// calls (osrt.json) and NoGPU saying why, or CaptureError when the capture failed.
 type KernelSummary struct {
+	// Step is the step index (-1 when no step names the directory); Load its
+	// concurrency or rate; Dir the capture directory's name under profiles/ ("" when
+	// the capture failed before writing one).
 	Step        int                `json:"step"`
 	Segment     string             `json:"segment"`
 	Load        float64            `json:"load"`
 	Dir         string             `json:"dir"`
 	ClassShares map[string]float64 `json:"class_shares"` // class → fraction of GPU time
 	Top         []KernelRow        `json:"top"`
+	// Knee marks the capture at its segment's knee: the first captured step that broke
+	// the SLA, else (every captured step met it) the highest captured load; KneeReason
+	// says which.
+	Knee       bool   `json:"knee,omitempty"`
+	KneeReason string `json:"knee_reason,omitempty"`
+	// GPUTimeNs is the summed kernel and GPU memory-operation time (ns); WindowNs the
+	// capture window's wall time (ns, 0 when unknown).
+	GPUTimeNs int64 `json:"gpu_time_ns,omitempty"`
+	WindowNs  int64 `json:"window_ns,omitempty"`
+	// OSRuntime are the largest OS runtime (libc) calls of the server's processes over
+	// the window (nsys osrt trace), OSRuntimeTimeNs their summed time (ns).
+	OSRuntime       []OSCallRow `json:"os_runtime,omitempty"`
+	OSRuntimeTimeNs int64       `json:"os_runtime_time_ns,omitempty"`
+	// NoGPU says in plain words why there is no GPU-time breakdown ("" when there is).
+	NoGPU string `json:"no_gpu,omitempty"`
+	// CaptureError is why the capture of this step failed (steps.jsonl capture_error).
+	CaptureError string `json:"capture_error,omitempty"`
+	// StopHung says how `nsys stop` hung when the data was recovered from its .qdstrm.
+	StopHung string `json:"stop_hung,omitempty"`
+}
+
+// OSCallRow is one OS runtime function's calls over a capture window.
+type OSCallRow struct {
+	Name        string  `json:"name"`
+	Calls       int64   `json:"calls"`
+	TotalTimeNs int64   `json:"total_time_ns"`
+	AvgNs       float64 `json:"avg_ns"`
+	Share       float64 `json:"share"` // of the traced OS runtime time, 0..1
 }
 
 // KernelRow is one kernel's total GPU time.

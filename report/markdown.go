@@ -49,6 +49,7 @@ func renderMarkdown(in *input, charts []string) string {
 			capacityText(a, c), bandText(c), methodText(c.Method), orDash(c.Bottleneck), mdEscape(orDash(c.LimitingConstraint)))
 	}
 	writeMarkdownWhatIf(&b, a.WhatIf)
+	writeMarkdownKernels(&b, a)
 	if len(charts) > 0 {
 		b.WriteString("\n## Charts\n\n")
 		for _, c := range charts {

@@ -2,9 +2,6 @@ package report
 
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/johnfercher/maroto/v2/pkg/core"
 	"github.com/johnfercher/maroto/v2/pkg/props"
@@ -45,27 +42,6 @@ func usdCents(v float64) string {
 		return "–"
 	}
 	return "$" + num(v, 2)
-}
-
-// kernelSection summarises the captured GPU kernel profiles.
-func kernelSection(in *input) []core.Row {
-	rows := []core.Row{heading("GPU kernel profile")}
-	for _, k := range in.a.Kernels {
-		rows = append(rows, subheading(fmt.Sprintf("%s @ %s %s (step %d)", k.Segment, loadText(k.Load), loadName(in.a), k.Step)))
-		var shares []string
-		classes := slices.Sorted(maps.Keys(k.ClassShares))
-		slices.SortStableFunc(classes, func(x, y string) int { return cmpFloat(k.ClassShares[y], k.ClassShares[x]) })
-		for _, c := range classes {
-			shares = append(shares, fmt.Sprintf("%s %s", c, pct(k.ClassShares[c])))
-		}
-		rows = append(rows, para("GPU time by kernel class: "+strings.Join(shares, ", ")+". Profile: "+k.Dir))
-		var data [][]string
-		for _, r := range k.Top {
-			data = append(data, []string{clipRunes(r.Name, 60), r.Class, num(float64(r.TotalTimeNs)/1e6, 1), num(float64(r.Instances), 0), pct(r.Share)})
-		}
-		rows = append(rows, table([]string{"kernel", "class", "GPU time ms", "instances", "share"}, []int{11, 4, 3, 3, 3}, data)...)
-	}
-	return rows
 }
 
 // clipRunes shortens s to n runes with an ellipsis.

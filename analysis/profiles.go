@@ -1,0 +1,222 @@
+package analysis
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
+)
+
+// Files the profiles stage writes into each capture directory (profiles/<step>/).
+const (
+	fileKernelsJSON = "kernels.json" // []KernelRow, the GPU kernels (and memory operations)
+	fileOSRTJSON    = "osrt.json"    // OS runtime calls: {name, count, total_time_ns, avg_ns}
+	fileCaptureJSON = "capture.json" // the capture's summary (window, totals, stop_hung)
+	topCaptureRows  = 20
+	// defaultCaptureTrace is profiles.DefaultTrace (nsys --trace when capture.trace is empty).
+	defaultCaptureTrace = "cuda,nvtx,osrt,cublas"
+)
+
+// captureJSON is the part of profiles' capture.json the analysis reads.
+type captureJSON struct {
+	Step       int    `json:"step"`
+	GPUTimeNs  int64  `json:"gpu_time_ns"`
+	OSRTTimeNs int64  `json:"osrt_time_ns"`
+	DurationNs int64  `json:"duration_ns"`
+	StopHung   string `json:"stop_hung"`
+}
+
+// osrtJSON is one row of profiles' osrt.json.
+type osrtJSON struct {
+	Name    string  `json:"name"`
+	Count   int64   `json:"count"`
+	TotalNs int64   `json:"total_time_ns"`
+	AvgNs   float64 `json:"avg_ns"`
+}
+
+// readKernels reads every capture directory under profiles/ (one with kernels.json,
+// osrt.json or capture.json); unreadable or malformed files are skipped.
+func readKernels(dir string) []KernelSummary {
+	ents, _ := os.ReadDir(filepath.Join(dir, sweep.DirProfiles))
+	var out []KernelSummary
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		if ks, ok := readCapture(filepath.Join(dir, sweep.DirProfiles, e.Name())); ok {
+			out = append(out, ks)
+		}
+	}
+	return out
+}
+
+// readCapture reads one capture directory; ok is false when it holds no profile data.
+func readCapture(d string) (KernelSummary, bool) {
+	ks := KernelSummary{Step: -1, Dir: filepath.Base(d), ClassShares: map[string]float64{}}
+	var cj captureJSON
+	hasCapture := readJSONFile(filepath.Join(d, fileCaptureJSON), &cj)
+	if hasCapture {
+		ks.Step, ks.WindowNs, ks.StopHung = cj.Step, cj.DurationNs, cj.StopHung
+	}
+	var rows []KernelRow
+	hasKernels := readJSONFile(filepath.Join(d, fileKernelsJSON), &rows)
+	if hasKernels {
+		ks.Top, ks.ClassShares, ks.GPUTimeNs = kernelShares(rows)
+	}
+	var osrt []osrtJSON
+	if readJSONFile(filepath.Join(d, fileOSRTJSON), &osrt) {
+		ks.OSRuntime, ks.OSRuntimeTimeNs = osCalls(osrt)
+	}
+	return ks, hasCapture || hasKernels || len(ks.OSRuntime) > 0
+}
+
+// kernelShares returns the largest kernels with their shares of GPU time, the class
+// shares and the total GPU time (ns).
+func kernelShares(rows []KernelRow) ([]KernelRow, map[string]float64, int64) {
+	shares := map[string]float64{}
+	var total int64
+	for _, r := range rows {
+		total += r.TotalTimeNs
+	}
+	for i := range rows {
+		if total > 0 {
+			rows[i].Share = float64(rows[i].TotalTimeNs) / float64(total)
+		}
+		shares[cmp.Or(rows[i].Class, "other")] += rows[i].Share
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].TotalTimeNs > rows[j].TotalTimeNs })
+	return rows[:min(len(rows), topCaptureRows)], shares, total
+}
+
+// osCalls returns the largest OS runtime calls with their shares and the total (ns).
+func osCalls(rows []osrtJSON) ([]OSCallRow, int64) {
+	var total int64
+	for _, r := range rows {
+		total += r.TotalNs
+	}
+	out := make([]OSCallRow, 0, len(rows))
+	for _, r := range rows {
+		c := OSCallRow{Name: r.Name, Calls: r.Count, TotalTimeNs: r.TotalNs, AvgNs: r.AvgNs}
+		if total > 0 {
+			c.Share = float64(r.TotalNs) / float64(total)
+		}
+		out = append(out, c)
+	}
+	slices.SortStableFunc(out, func(x, y OSCallRow) int { return cmp.Compare(y.TotalTimeNs, x.TotalTimeNs) })
+	return out[:min(len(out), topCaptureRows)], total
+}
+
+// readJSONFile decodes path into v; it reports whether that worked.
+func readJSONFile(path string, v any) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && json.Unmarshal(b, v) == nil
+}
+
+// kernelsOf attaches step identities to the captures read from profiles/, adds the
+// steps whose capture failed (steps.jsonl capture_error), says why a capture has no GPU
+// breakdown, and marks each segment's knee capture. Knee captures come first, then by
+// step.
+func kernelsOf(in *runInputs, a *Analysis) []KernelSummary {
+	ks := in.kernels
+	byDir := map[string]sweep.StepSummary{}
+	for _, s := range in.steps {
+		if s.Captured != "" {
+			byDir[filepath.Base(s.Captured)] = s
+		}
+	}
+	for i := range ks {
+		if s, ok := byDir[ks[i].Dir]; ok {
+			ks[i].Step = s.Index
+		}
+		if st, ok := in.stepOf(ks[i].Step); ok {
+			ks[i].Segment, ks[i].Load = st.Segment, st.Load()
+		}
+		if s, ok := in.steps[ks[i].Step]; ok && s.CaptureError != "" {
+			ks[i].CaptureError = s.CaptureError // recovered partially, or conversion failed
+		}
+	}
+	for _, s := range in.steps {
+		if s.CaptureError != "" && (s.Captured == "" || !slices.ContainsFunc(ks, func(k KernelSummary) bool { return k.Step == s.Index })) {
+			ks = append(ks, KernelSummary{Step: s.Index, Segment: s.Segment, Load: s.Load(), Dir: filepath.Base(s.Captured),
+				ClassShares: map[string]float64{}, CaptureError: s.CaptureError})
+		}
+	}
+	trace := cmp.Or(a.Plan.Capture.Trace, defaultCaptureTrace)
+	for i := range ks {
+		ks[i].NoGPU = noGPUReason(ks[i], trace)
+	}
+	markKnees(a, ks)
+	slices.SortStableFunc(ks, func(x, y KernelSummary) int {
+		if x.Knee != y.Knee {
+			if x.Knee {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(x.Step, y.Step)
+	})
+	return ks
+}
+
+// noGPUReason says why a capture has no GPU-time breakdown ("" when it has one).
+func noGPUReason(k KernelSummary, trace string) string {
+	switch {
+	case len(k.Top) > 0:
+		return ""
+	case k.CaptureError != "" && len(k.OSRuntime) == 0:
+		return "the capture failed: " + k.CaptureError
+	case !strings.Contains(trace, "cuda"):
+		return fmt.Sprintf("no GPU trace was captured (capture.trace is %q, without cuda)", trace)
+	default:
+		return fmt.Sprintf("the capture (trace %q) recorded no GPU kernels: the server did not run CUDA work "+
+			"in the window, or was not started under nsys with CUDA tracing", trace)
+	}
+}
+
+// markKnees marks, per segment, the capture at the knee: the first captured step
+// (by load) that broke the SLA, else the highest captured load.
+func markKnees(a *Analysis, ks []KernelSummary) {
+	bySeg := map[string][]int{}
+	for i, k := range ks {
+		if k.Step >= 0 && (len(k.Top) > 0 || len(k.OSRuntime) > 0) {
+			bySeg[k.Segment] = append(bySeg[k.Segment], i)
+		}
+	}
+	for seg, idx := range bySeg {
+		meets := map[int]bool{}
+		if sa := segmentByName(a, seg); sa != nil {
+			for _, st := range sa.Steps {
+				meets[st.Step] = st.MeetsSLA
+			}
+		}
+		slices.SortStableFunc(idx, func(x, y int) int { return cmp.Compare(ks[x].Load, ks[y].Load) })
+		knee, why := idx[len(idx)-1], "the highest captured load (every captured step met the SLA)"
+		for _, i := range idx {
+			if ok, known := meets[ks[i].Step]; known && !ok {
+				knee, why = i, "the first captured step that broke the SLA"
+				break
+			}
+		}
+		ks[knee].Knee, ks[knee].KneeReason = true, why
+	}
+}
+
+// segmentByName returns the analysis of segment name (the mix for plan.MixSegment).
+func segmentByName(a *Analysis, name string) *SegmentAnalysis {
+	if name == plan.MixSegment {
+		return a.Mix
+	}
+	for i := range a.Segments {
+		if a.Segments[i].Segment == name {
+			return &a.Segments[i]
+		}
+	}
+	return nil
+}
