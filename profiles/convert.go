@@ -15,6 +15,7 @@ const (
 	FileKernelsJSON  = "kernels.json"
 	FileKernelsPprof = "kernels.pb.gz"
 	FileOSRTPprof    = "osrt.pb.gz"
+	FileOSRTJSON     = "osrt.json" // OS runtime calls merged by name (StatRow each), largest first
 	FileCUDAAPIPprof = "cuda_api.pb.gz"
 	FileCaptureJSON  = "capture.json"
 	statsPrefix      = "stats"
@@ -93,7 +94,7 @@ const topKernels = 20
 
 // ConvertTables turns the tables of one capture into files in dir: kernels.json and
 // kernels.pb.gz from the kernel (plus GPU memory-operation) tables, osrt.pb.gz and
-// cuda_api.pb.gz from those tables, and capture.json (s, filled in and returned). It fails
+// osrt.json, cuda_api.pb.gz from those tables, and capture.json (s, filled in and returned). It fails
 // only when there is neither GPU nor OS runtime data, or on a bad table or write error.
 func ConvertTables(dir string, t Tables, s Summary) (*Summary, error) {
 	read := func(kind string) ([]StatRow, error) {
@@ -144,6 +145,9 @@ func ConvertTables(dir string, t Tables, s Summary) (*Summary, error) {
 		if st.kind == KindOSRT {
 			for _, r := range rows {
 				s.OSRTTimeNs += r.TotalNs
+			}
+			if err := writeJSON(filepath.Join(dir, FileOSRTJSON), MergeByName(rows)); err != nil {
+				return nil, err
 			}
 		}
 	}

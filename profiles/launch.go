@@ -101,7 +101,9 @@ func (c *Capturer) Start(ctx context.Context, p *plan.Plan, runDir string) (func
 	}
 	if err := sweep.WaitReady(ctx, modelsURL(p.Target.URL), timeout, la.exited); err != nil {
 		_ = c.stopLaunched(la)
-		return nil, fmt.Errorf("capture launch: %w (see %s)", err, filepath.Join(runDir, "server.log"))
+		logPath := filepath.Join(runDir, "server.log")
+		b, _ := os.ReadFile(logPath)
+		return nil, fmt.Errorf("capture launch: %w (%s ends: %s)", err, logPath, tail(b))
 	}
 	la.mu.Lock()
 	la.info.ColdStartS = time.Since(t0).Seconds()
