@@ -290,6 +290,15 @@ func (s *stream) finalize() {
 	if s.errClass == "" && !s.done && len(s.finish) == 0 && !s.usageSeen {
 		s.setError(ErrStreamTruncated, "stream ended without finish_reason, usage or [DONE]")
 	}
+	if s.errClass == "" && s.events == 0 && s.compl == 0 {
+		// No content or reasoning event and no usage completion_tokens > 0: the server
+		// answered nothing (a stream of only [DONE], or a finish with no tokens).
+		msg := "stream ended with no content and no tokens"
+		if len(s.finish) > 0 {
+			msg += " (finish_reason " + string(s.finish) + ")"
+		}
+		s.setError(ErrEmptyResponse, msg)
+	}
 	if s.errClass != "" {
 		rec.Status, rec.ErrorClass, rec.Error = StatusError, s.errClass, s.errMsg
 		return

@@ -203,7 +203,37 @@ func semanticCases() []clientCase {
 	counted.source, counted.prompt = TokensCounted, 0
 	noDone := okCase("finish without [DONE]", standard()[:5])
 	noDone.source, noDone.prompt = TokensCounted, 0
-	return []clientCase{reasoning, noChoices, ollama, single, counted, noDone}
+	return append([]clientCase{reasoning, noChoices, ollama, single, counted, noDone}, emptyCases()...)
+}
+
+// emptyCases are answers without content events: an error only when there is neither
+// a content/reasoning event nor a usage completion_tokens > 0.
+func emptyCases() []clientCase {
+	onlyDone := clientCase{name: "only [DONE]", evs: []ev{data(10*time.Millisecond, "[DONE]")},
+		ttft: -1, ttfo: -1, e2e: -1, source: TokensCounted, class: ErrEmptyResponse,
+		errHas: "stream ended with no content and no tokens"}
+	zeroUsage := clientCase{name: "finish and zero usage, no content", evs: []ev{
+		data(0, chatRole()),
+		data(10*time.Millisecond, chatFinish("length")),
+		data(0, usageChunk(5, 0)),
+		data(0, "[DONE]"),
+	}, ttft: -1, ttfo: -1, e2e: -1, source: TokensUsage, prompt: 5, finish: "length",
+		class: ErrEmptyResponse, errHas: "no content and no tokens (finish_reason length)"}
+	usageOnly := clientCase{name: "usage tokens without content events", evs: []ev{
+		data(0, chatRole()),
+		data(10*time.Millisecond, chatFinish("stop")),
+		data(0, usageChunk(5, 3)),
+		data(0, "[DONE]"),
+	}, ttft: -1, ttfo: -1, e2e: -1, osl: 3, source: TokensUsage, prompt: 5, finish: "stop", wantOK: true}
+	reasoningOnly := clientCase{name: "reasoning only, no usage", evs: []ev{
+		data(0, chatRole()),
+		data(20*time.Millisecond, chatReasoning("reasoning_content", "Hmm")),
+		data(10*time.Millisecond, chatReasoning("reasoning_content", ".")),
+		data(5*time.Millisecond, chatFinish("length")),
+		data(0, "[DONE]"),
+	}, ttft: 1, ttfo: -1, e2e: 2, osl: 2, source: TokensCounted, chunks: 2, reasoning: 2,
+		finish: "length", wantOK: true}
+	return []clientCase{onlyDone, zeroUsage, usageOnly, reasoningOnly}
 }
 
 func errorCases() []clientCase {

@@ -13,7 +13,10 @@ const (
 	StatusError = "error"
 )
 
-// Error classes of failed records (../shared/DESIGN.md "Failures").
+// Error classes of failed records (../shared/DESIGN.md "Failures"). ErrEmptyResponse,
+// beyond DESIGN.md's list, is a 2xx response that ended properly but carried no answer:
+// no content or reasoning event and no usage completion_tokens > 0 (e.g. a stream of
+// only "data: [DONE]").
 const (
 	ErrHTTP4xx          = "http_4xx"
 	ErrHTTP429          = "http_429"
@@ -28,6 +31,7 @@ const (
 	ErrStreamTruncated  = "stream_truncated"
 	ErrCancelled        = "cancelled"
 	ErrDecode           = "decode"
+	ErrEmptyResponse    = "empty_response"
 )
 
 // Token count sources.
