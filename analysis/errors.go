@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 )
@@ -140,38 +139,4 @@ func speedUpOf(in *runInputs) float64 {
 func speedUpWarning(su float64) string {
 	return fmt.Sprintf("the simulator ran %s× faster than real time (speed_up %s): every latency is compressed, so latencies and capacity are not real-time figures; rerun with speed_up 1 for real-time figures",
 		fmtNum(su), fmtNum(su))
-}
-
-// achievedShortFrac: an open-loop step whose achieved completion rate is below this
-// fraction of its send rate is saturated, and its steady-state throughput is the
-// achieved rate, not the offered one.
-const achievedShortFrac = 0.9
-
-// achievedRate estimates an open-loop step's completion rate in req/s while load was
-// offered: over the span [first, last] measure-phase send, the successful requests of
-// the step (warm-up ones too: a stationary server completes what arrives, whenever it
-// was sent) that ended in it per second; sent is the measure-phase send rate over the
-// same span. Both are 0 when the span is empty.
-func achievedRate(st *store, idx []int32) (achieved, sent float64) {
-	first, last := int64(math.MaxInt64), int64(0)
-	for _, i := range idx {
-		if q := &st.reqs[i]; q.phase == phaseMeasure && q.sentNs > 0 {
-			first, last = min(first, q.sentNs), max(last, q.sentNs)
-		}
-	}
-	if last <= first {
-		return 0, 0
-	}
-	done, sends := 0, 0
-	for _, i := range idx {
-		q := &st.reqs[i]
-		if q.phase == phaseMeasure {
-			sends++
-		}
-		if q.ok && q.endNs >= first && q.endNs <= last {
-			done++
-		}
-	}
-	span := float64(last-first) / 1e9
-	return float64(done) / span, float64(sends-1) / span
 }
