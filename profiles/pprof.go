@@ -39,12 +39,16 @@ func BuildProfile(frames []Frame, timeType, mappingFile string, durationNs int64
 		Mapping:           []*profile.Mapping{m},
 	}
 	locs := map[string]*profile.Location{}
+	shown := map[string]bool{}
 	loc := func(name string) *profile.Location {
 		if l, ok := locs[name]; ok {
 			return l
 		}
 		id := uint64(len(locs) + 1)
-		fn := &profile.Function{ID: id, Name: name, SystemName: name}
+		fn := &profile.Function{ID: id, Name: displayName(name, shown)}
+		if fn.Name != name {
+			fn.SystemName = name
+		}
 		l := &profile.Location{ID: id, Mapping: m, Line: []profile.Line{{Function: fn}}}
 		p.Function = append(p.Function, fn)
 		p.Location = append(p.Location, l)
@@ -65,6 +69,28 @@ func BuildProfile(frames []Frame, timeType, mappingFile string, durationNs int64
 		return nil, fmt.Errorf("pprof profile: %w", err)
 	}
 	return p, nil
+}
+
+// maxFrameRunes bounds a frame's displayed name; longer names (C++ kernel templates run
+// to thousands of characters) are clipped, the full name kept as the SystemName.
+const maxFrameRunes = 120
+
+// displayName is the name pprof shows for frame name: name itself, clipped to
+// maxFrameRunes with "…", made unique among shown with " [2]", " [3]"…. pprof's own
+// C++ simplification (dropping template and call arguments) would merge distinct kernel
+// instantiations into one node; it does not touch a function whose Name differs from
+// its SystemName, or whose SystemName is empty, which BuildProfile ensures.
+func displayName(name string, shown map[string]bool) string {
+	d := name
+	if r := []rune(name); len(r) > maxFrameRunes {
+		d = string(r[:maxFrameRunes-1]) + "…"
+	}
+	base := d
+	for i := 2; shown[d]; i++ {
+		d = fmt.Sprintf("%s [%d]", base, i)
+	}
+	shown[d] = true
+	return d
 }
 
 // KernelProfile builds the GPU-kernel profile: one sample per kernel with stack
