@@ -77,9 +77,11 @@ func (cp *capture) startAfter(ctx context.Context, delay time.Duration) {
 	}
 }
 
-// minCaptureWindow is the shortest collection: nsys 2022.4's `nsys stop` hangs (the
-// session stays in "Generation") when a collection has run for less than about 2 s.
-const minCaptureWindow = 3 * time.Second
+// minCaptureWindow is the shortest collection. With CPU sampling and context-switch
+// tracing on, nsys 2022.4's `nsys stop` often hung after short collections; that was
+// its perf_event reader (see perfEventFlags): with both off, 0 of 9 stops after 0.3 s
+// windows hung. A one-second floor stays as a margin.
+const minCaptureWindow = time.Second
 
 // stop runs `nsys stop` once, no earlier than minCaptureWindow after the start.
 func (cp *capture) stop(ctx context.Context) error {

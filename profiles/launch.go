@@ -21,7 +21,6 @@ import (
 const (
 	defaultReadyTimeout = 5 * time.Minute
 	rssPollInterval     = 500 * time.Millisecond
-	serverStopGrace     = 15 * time.Second
 	// FileLaunchJSON (in runDir/profiles) records the launched server's cold start and
 	// peak RSS.
 	FileLaunchJSON = "launch.json"
@@ -62,10 +61,20 @@ type launched struct {
 	done chan struct{}
 }
 
+// serverStopGrace is how long stop waits for the server to end after `nsys shutdown`,
+// and after SIGTERM, before escalating (a variable for tests).
+var serverStopGrace = 15 * time.Second
+
+// launchAttempts is how often Start runs `nsys launch` when it ends before the server
+// is ready: nsys 2022.4 sometimes fails at startup (a sem_open ENOENT thrown from its
+// ProcessWaiter, seen when another nsys session started at the same moment).
+const launchAttempts = 2
+
 // Start launches the target server (launch mode): `nsys launch --session-new=NAME
 // --trace=TRACE <target.launch.command>` with output to runDir/server.log, waits until
 // GET {target.url}/models answers 200 (target.launch.ready_timeout, default 5m), and
-// samples the server tree's peak RSS. Without nsys it starts the plain command (captures
+// samples the server tree's peak RSS. When nsys ends before the server is ready it tries
+// once more with a new session. Without nsys it starts the plain command (captures
 // then fail with the nsys error). The returned stop stops any capture, shuts the session
 // down (`nsys shutdown`), ends the server and writes profiles/launch.json.
 func (c *Capturer) Start(ctx context.Context, p *plan.Plan, runDir string) (func() error, error) {
@@ -76,6 +85,32 @@ func (c *Capturer) Start(ctx context.Context, p *plan.Plan, runDir string) (func
 	if err := os.MkdirAll(filepath.Join(runDir, "profiles"), 0o755); err != nil {
 		return nil, fmt.Errorf("capture launch: %w", err)
 	}
+	var la *launched
+	for attempt := 1; ; attempt++ {
+		var early bool
+		var err error
+		la, early, err = c.launchOnce(ctx, p, runDir)
+		if err == nil {
+			break
+		}
+		if !early || c.nsys == nil || attempt >= launchAttempts {
+			return nil, err
+		}
+		c.log.Warn("capture launch: nsys ended before the server was ready; retrying with a new session", "attempt", attempt, "err", err)
+	}
+	c.mu.Lock()
+	c.launch = la
+	c.session = la.info.Session
+	c.mu.Unlock()
+	c.log.Info("capture launch: server ready", "cold_start_s", la.info.ColdStartS, "session", la.info.Session)
+	_ = la.write()
+	return func() error { return c.stopLaunched(la) }, nil
+}
+
+// launchOnce starts the server (under nsys when available) and waits until it is ready;
+// early reports that the launched process ended before that.
+func (c *Capturer) launchOnce(ctx context.Context, p *plan.Plan, runDir string) (*launched, bool, error) {
+	l := p.Target.Launch
 	la := &launched{exited: make(chan struct{}), done: make(chan struct{}), tree: map[int]bool{},
 		path: filepath.Join(runDir, "profiles", FileLaunchJSON)}
 	argv := l.Command
@@ -90,8 +125,9 @@ func (c *Capturer) Start(ctx context.Context, p *plan.Plan, runDir string) (func
 		c.log.Warn("capture launch: starting the server without nsys", "err", c.nsysErr)
 	}
 	la.info.Command = argv
-	if err := la.startProcess(argv, l.Env, filepath.Join(runDir, "server.log")); err != nil {
-		return nil, fmt.Errorf("capture launch: %w", err)
+	logPath := filepath.Join(runDir, "server.log")
+	if err := la.startProcess(argv, l.Env, logPath); err != nil {
+		return nil, false, fmt.Errorf("capture launch: %w", err)
 	}
 	t0 := time.Now()
 	go la.sampleRSS()
@@ -100,21 +136,20 @@ func (c *Capturer) Start(ctx context.Context, p *plan.Plan, runDir string) (func
 		timeout = defaultReadyTimeout
 	}
 	if err := sweep.WaitReady(ctx, modelsURL(p.Target.URL), timeout, la.exited); err != nil {
+		early := false
+		select {
+		case <-la.exited:
+			early = true
+		default:
+		}
 		_ = c.stopLaunched(la)
-		logPath := filepath.Join(runDir, "server.log")
 		b, _ := os.ReadFile(logPath)
-		return nil, fmt.Errorf("capture launch: %w (%s ends: %s)", err, logPath, tail(b))
+		return nil, early, fmt.Errorf("capture launch: %w (%s ends: %s)", err, logPath, tail(b))
 	}
 	la.mu.Lock()
 	la.info.ColdStartS = time.Since(t0).Seconds()
 	la.mu.Unlock()
-	c.mu.Lock()
-	c.launch = la
-	c.session = la.info.Session
-	c.mu.Unlock()
-	c.log.Info("capture launch: server ready", "cold_start_s", la.info.ColdStartS, "session", la.info.Session)
-	_ = la.write()
-	return func() error { return c.stopLaunched(la) }, nil
+	return la, false, nil
 }
 
 // Launched returns the launch record so far (zero before Start).

@@ -1,0 +1,79 @@
+package profiles
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
+)
+
+// flakyLaunchNsys writes an nsys stand-in whose first `nsys launch` fails at once with
+// the error nsys 2022.4 printed when it lost a startup race (sem_open ENOENT in its
+// ProcessWaiter); later launches run the server command. Other sub-commands succeed.
+func flakyLaunchNsys(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "failed-once")
+	script := `#!/bin/sh
+case "$1" in
+launch)
+	if [ ! -e ` + marker + ` ]; then
+		touch ` + marker + `
+		echo "ProcessWaiterImpl.cpp(166): Throw in function QuadDCommon::ProcessWaiter::ProcessWaiterImpl" >&2
+		echo "[boost::errinfo_api_function_*] = sem_open" >&2
+		exit 1
+	fi
+	shift; shift; shift   # launch --session-new=NAME --trace=TRACE
+	exec "$@" ;;
+*) exit 0 ;;
+esac
+`
+	path := filepath.Join(dir, "nsys")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestLaunchRetriesFailedNsysLaunch: when `nsys launch` ends before the server is
+// ready, Start launches once more with a new session and the sweep runs against the
+// server (a separate simulator process).
+func TestLaunchRetriesFailedNsysLaunch(t *testing.T) {
+	addr := freeAddr(t)
+	p := capturePlan(ModeLaunch)
+	p.Target.URL = "http://" + addr + "/v1"
+	p.Target.Model = p.Target.Simulator.Model
+	p.Target.Launch = &plan.Launch{Command: []string{os.Args[0], "-test.run=^$"},
+		Env: []string{envSimServer + "=" + addr}, ReadyTimeout: time.Minute}
+	p.Capture.NsysPath = flakyLaunchNsys(t)
+	p.Capture.Steps = []plan.CaptureStep{{Segment: "none"}} // capture nothing
+	c, err := NewCapturer(p, quiet)
+	if err != nil || c.Err() != nil {
+		t.Fatalf("NewCapturer: %v %v", err, c.Err())
+	}
+	// The stand-in's `nsys shutdown` does not end the server: SIGTERM it soon.
+	defer func(g time.Duration) { serverStopGrace = g }(serverStopGrace)
+	serverStopGrace = 500 * time.Millisecond
+	dir := t.TempDir()
+	if err := sweep.Run(context.Background(), p, sweep.Options{OutDir: dir, Hook: c, Launcher: c, Logger: quiet}); err != nil {
+		t.Fatalf("sweep: %v", err)
+	}
+	sums := readSteps(t, dir)
+	if len(sums) != 2 || sums[1].MeasureRequests != p.Ladder.Requests {
+		t.Errorf("steps: %+v", sums)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
+	if strings.Count(string(log), "sem_open") != 1 || !strings.Contains(string(log), "simulator serving at") {
+		t.Errorf("server.log: want one failed launch, then the server:\n%s", log)
+	}
+	var li LaunchInfo
+	readJSON(t, filepath.Join(dir, "profiles", FileLaunchJSON), &li)
+	if li.Session == "" || li.ColdStartS <= 0 || li.ServerPID <= 0 {
+		t.Errorf("launch.json: %+v", li)
+	}
+}
