@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // Analyze reads the run directory dir (run.json, records.jsonl, steps.jsonl,
@@ -27,6 +26,9 @@ func Analyze(dir string) (*Analysis, error) {
 		state := in.meta.State
 		if state == "" {
 			state = "unknown"
+		}
+		if in.progress.dropped > 0 {
+			return nil, fmt.Errorf("analyze %s: %w (%s)", dir, ErrNoSteps, in.progress.warning)
 		}
 		return nil, fmt.Errorf("analyze %s: %w (run state: %s)", dir, ErrNoSteps, state)
 	}
@@ -52,8 +54,9 @@ func analyzeInputs(in *runInputs) *Analysis {
 	if in.records.bad > 0 {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("%d malformed lines in records.jsonl were skipped", in.records.bad))
 	}
-	if in.meta.State != "" && in.meta.State != sweep.StateComplete {
-		a.Warnings = append(a.Warnings, fmt.Sprintf("the run is %s: some steps may be missing", in.meta.State))
+	if rp := in.progress; rp.state != "" {
+		a.RunState, a.StepsCompleted, a.StepsPlanned = rp.state, rp.done, rp.planned
+		a.Warnings = append(a.Warnings, rp.warning)
 	}
 	server := serverStats(in.server, in.steps)
 	seed := seedOf(p)
@@ -98,7 +101,7 @@ func analyzeInputs(in *runInputs) *Analysis {
 		a.SpeedUp = su
 		a.Warnings = append([]string{speedUpWarning(su)}, a.Warnings...)
 	}
-	a.Answer = answerSentence(a, sz)
+	a.Answer = answerSentence(a, sz) + incompleteNote(a)
 	if n := sanitizeFloats(a); n > 0 {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("%d undefined numbers (NaN/Inf) were written as 0", n))
 	}

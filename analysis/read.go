@@ -185,6 +185,9 @@ type runInputs struct {
 	records *store
 	server  []sweep.MetricSample
 	kernels []KernelSummary
+	// progress: how far an incomplete run got; its unfinished steps are already dropped
+	// from records.order.
+	progress runProgress
 }
 
 // readRun reads the run directory dir. run.json and records.jsonl are required;
@@ -218,6 +221,7 @@ func readRun(dir string) (*runInputs, error) {
 		return nil, err
 	}
 	in.kernels = readKernels(dir)
+	in.progress = dropUnfinished(in, dir)
 	return in, nil
 }
 

@@ -324,6 +324,13 @@ type Analysis struct {
 	// SpeedUp is the simulator's speed_up when it is not 1: every latency was compressed
 	// by this factor, so latencies and capacity are not real-time figures.
 	SpeedUp float64 `json:"speed_up,omitempty"`
+	// RunState is run.json's state when the run did not complete ("interrupted",
+	// "running", "failed"); empty for a complete run.
+	RunState string `json:"run_state,omitempty"`
+	// StepsCompleted and StepsPlanned, for a run that did not complete: the steps that
+	// finished (a steps.jsonl line), which alone are analysed, and the plan's steps.
+	StepsCompleted int `json:"steps_completed,omitempty"`
+	StepsPlanned   int `json:"steps_planned,omitempty"`
 	// GroundTruth holds the simulator's known settings (max_num_seqs…) when applicable.
 	GroundTruth map[string]any `json:"ground_truth,omitempty"`
 }
