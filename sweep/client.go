@@ -83,6 +83,8 @@ type Client struct {
 	// raw is the raw HTTP/1.1 pool for an http:// URL (nil: net/http), made on first use.
 	raw     *rawPool
 	rawOnce sync.Once
+	// openAfterDone counts responses still open drainAfterDone after [DONE].
+	openAfterDone atomic.Int64
 }
 
 // useRawHTTP selects the raw HTTP/1.1 path for http:// targets (tests turn it off to
@@ -332,7 +334,12 @@ func (c *Client) exchangeContext(parent context.Context) (context.Context, *watc
 // run performs the exchange for s, recording any failure in s.
 func (c *Client) run(parent context.Context, s *stream, body []byte) {
 	ctx, wd, done := c.exchangeContext(parent)
-	defer done()
+	handedOff := false
+	defer func() {
+		if !handedOff {
+			done()
+		}
+	}()
 	// The first-byte timeout starts once a connection is in hand; SentNs is when the
 	// request was written (the transport writes it on another goroutine).
 	wrote := new(atomic.Int64)
@@ -360,13 +367,20 @@ func (c *Client) run(parent context.Context, s *stream, body []byte) {
 		s.setError(class, msg)
 		return
 	}
-	defer resp.Body.Close()
 	wd.armIdle(time.Now())
 	s.rec.HTTPStatus = resp.StatusCode
 	src := &readerSource{r: resp.Body, buf: s.buf}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		c.readHTTPError(parent, ctx, s, resp.StatusCode, src, wd)
+	} else {
+		c.readStream(parent, ctx, s, resp.Header.Get("Content-Type"), src, wd)
+	}
+	if s.done && !src.eof && ctx.Err() == nil {
+		// The record is final at [DONE]; the rest of the body is read in the
+		// background, so the connection can still be reused.
+		handedOff = true
+		waitDrain(c.drainHTTP(resp.Body, wd, done))
 		return
 	}
-	c.readStream(parent, ctx, s, resp.Header.Get("Content-Type"), src, wd)
+	_ = resp.Body.Close()
 }

@@ -49,12 +49,18 @@ type rawPool struct {
 }
 
 // rawConn is one pooled connection with its read buffer; unread bytes are buf[r:w].
+// With noRead set, reads that would touch the socket fail with errWouldBlock instead,
+// so a body can be finished from what is already buffered.
 type rawConn struct {
 	conn      net.Conn
 	buf       []byte
 	r, w      int
 	idleSince time.Time
+	noRead    bool
 }
+
+// errWouldBlock is a read the connection's noRead mode refused.
+var errWouldBlock = errors.New("raw: more bytes needed")
 
 // newRawPool returns the raw pool for rawURL, or nil when the URL needs net/http.
 func newRawPool(rawURL, auth string, maxConns int) *rawPool {
@@ -224,6 +230,9 @@ func (rc *rawConn) fill(limit int) error {
 			return fmt.Errorf("%w: header larger than %d bytes", errRawMalformed, limit)
 		}
 	}
+	if rc.noRead {
+		return errWouldBlock
+	}
 	n, err := rc.conn.Read(rc.buf[rc.w:])
 	rc.w += n
 	if n > 0 {
@@ -382,6 +391,7 @@ const (
 	chunkHeader = iota
 	chunkData
 	chunkCRLF
+	chunkTrailers
 )
 
 // rawBody is the bodySource of a raw response: slices of the connection's buffer,
@@ -438,6 +448,10 @@ func (b *rawBody) next() ([]byte, error) {
 				return nil, errors.New("malformed chunked encoding")
 			}
 			b.state = chunkHeader
+		case chunkTrailers:
+			if err := b.trailers(); err != nil {
+				return nil, err
+			}
 		default:
 			if err := b.chunkHeader(); err != nil || b.eof {
 				return nil, err
@@ -461,7 +475,13 @@ func (b *rawBody) chunkHeader() error {
 		b.left, b.state = int64(n), chunkData
 		return nil
 	}
-	for { // trailers up to the blank line
+	b.state = chunkTrailers
+	return b.trailers()
+}
+
+// trailers reads the last chunk's trailers up to the blank line that ends the body.
+func (b *rawBody) trailers() error {
+	for {
 		l, err := b.rc.line()
 		if err != nil {
 			return unexpectedEOF(err)
@@ -479,6 +499,9 @@ func (b *rawBody) data() ([]byte, error) {
 	rc := b.rc
 	var err error
 	if rc.r == rc.w {
+		if rc.noRead {
+			return nil, errWouldBlock
+		}
 		rc.r, rc.w = 0, 0
 		var n int
 		n, err = rc.conn.Read(rc.buf)
@@ -525,6 +548,9 @@ func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPo
 	stop := context.AfterFunc(ctx, func() { _ = rc.conn.SetDeadline(longAgo) })
 	reuse := false
 	defer func() {
+		if rc == nil {
+			return // handed to a background drain
+		}
 		if stop() && reuse {
 			p.put(rc)
 		} else {
@@ -553,6 +579,19 @@ func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPo
 		c.readHTTPError(parent, ctx, s, head.status, src, wd)
 	} else {
 		c.readStream(parent, ctx, s, head.contentType, src, wd)
+	}
+	if s.done && !src.eof {
+		// The record is final at [DONE]: end the body from what is buffered, or leave
+		// the rest to a background drain so the caller is not held up.
+		if !src.endBuffered() {
+			if stop() {
+				waitDrain(c.drainRaw(p, rc, *src, !head.close))
+			} else {
+				p.discard(rc)
+			}
+			rc, src.rc = nil, nil
+			return
+		}
 	}
 	reuse = src.eof && !head.close && rc.r == rc.w
 	src.rc = nil

@@ -191,6 +191,9 @@ func TestClientRawSplitEverywhere(t *testing.T) {
 		if !rec.OK() || answer != "ab" || rec.OutputTokens != 2 || rec.PromptTokens != 3 || rec.FinishReason != "stop" {
 			t.Fatalf("cut at %d: answer %q record %+v", k, answer, rec)
 		}
+		// A cut after [DONE] leaves the body's end to the background drain: on a loaded
+		// machine it may still be running when Do returns.
+		waitIdleConn(t, c)
 	}
 	if got := srv.conns.Load(); got != 1 {
 		t.Errorf("%d connections for %d sequential requests, want 1 (keep-alive)", got, len(resp)+1)
@@ -276,6 +279,7 @@ func TestClientNetHTTPPath(t *testing.T) {
 	t.Run("body", TestClientRequestBody)
 	t.Run("redact", TestClientRedactsAPIKey)
 	t.Run("json", TestClientNonStreamedJSON)
+	t.Run("drain", TestClientDrainAfterDone)
 }
 
 // TestClientBodyEncoding: the pre-encoded body equals json.Marshal of the merged map
@@ -319,4 +323,24 @@ func TestClientBodyEncoding(t *testing.T) {
 	if rec.ErrorClass != ErrDecode || !strings.Contains(rec.Error, "encode request body") {
 		t.Errorf("unencodable ExtraBody: class %q error %q", rec.ErrorClass, rec.Error)
 	}
+}
+
+// waitIdleConn waits up to a second until c's raw pool holds an idle connection (on the
+// net/http path, whose pool is not visible, 50 ms).
+func waitIdleConn(t *testing.T, c *Client) {
+	t.Helper()
+	p := c.rawPool()
+	if p == nil {
+		time.Sleep(50 * time.Millisecond)
+		return
+	}
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Microsecond) {
+		p.mu.Lock()
+		n := len(p.idle)
+		p.mu.Unlock()
+		if n > 0 {
+			return
+		}
+	}
+	t.Errorf("no idle connection a second after the response")
 }

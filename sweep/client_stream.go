@@ -167,10 +167,12 @@ type bodySource interface {
 type readerSource struct {
 	r   io.Reader
 	buf []byte
+	eof bool // the body was read to its end
 }
 
 func (rs *readerSource) next() ([]byte, error) {
 	n, err := rs.r.Read(rs.buf)
+	rs.eof = err == io.EOF
 	return rs.buf[:n], err
 }
 
@@ -182,12 +184,6 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, contentType 
 		c.readJSONBody(parent, ctx, s, body, wd)
 		return
 	}
-	var drain *time.Timer
-	defer func() {
-		if drain != nil {
-			drain.Stop()
-		}
-	}()
 	for {
 		b, err := body.next()
 		if len(b) > 0 {
@@ -197,8 +193,10 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, contentType 
 				s.setError(ErrDecode, "parse event stream: "+perr.Error())
 				return
 			}
-			if s.done && drain == nil {
-				drain = time.AfterFunc(drainAfterDone, func() { wd.cancel(errDrained) })
+			if s.done {
+				// The record is final: the caller ends or drains the rest of the body
+				// (drainRaw, drainHTTP) without holding up the next request.
+				return
 			}
 		}
 		if err == io.EOF {
@@ -207,9 +205,6 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, contentType 
 			return
 		}
 		if err != nil {
-			if s.done {
-				return // a reset after [DONE] loses nothing
-			}
 			class, msg := c.classifyTransport(parent, ctx, err, true)
 			s.setError(class, msg)
 			return

@@ -324,9 +324,10 @@ func attemptClientCase(t *testing.T, tc clientCase) (timing []string) {
 	if c.Do(context.Background(), req, &rec); !rec.OK() {
 		t.Fatalf("warm-up request failed: %s %s", rec.ErrorClass, rec.Error)
 	}
+	waitIdleConn(t, c)
 	rec = Record{}
 	answer := c.Do(context.Background(), req, &rec)
-	sent := srv.Sent()
+	sent := srv.WaitWritten(2, 5*time.Second)
 	if len(sent) != 2 {
 		t.Fatalf("server saw %d requests, want 2", len(sent))
 	}

@@ -286,6 +286,7 @@ func (rn *runner) finish(err error) error {
 		rn.meta.State = StateFailed
 		rn.meta.Error = err.Error()
 	}
+	rn.noteOpenAfterDone()
 	if rn.preflightFailed && !rn.opts.Resume {
 		removeIfEmpty(rn.dir, FileRecords, FileSteps, FileServerMetrics)
 	}
@@ -293,4 +294,29 @@ func (rn *runner) finish(err error) error {
 		return fmt.Errorf("sweep: %w", werr)
 	}
 	return err
+}
+
+// openAfterDoneWarning starts run.json's warning about responses left open after [DONE].
+const openAfterDoneWarning = "server keeps streams open after [DONE]"
+
+// noteOpenAfterDone adds one run.json warning when the server left responses open after
+// [DONE] (replacing the count of an earlier invocation of a resumed run).
+func (rn *runner) noteOpenAfterDone() {
+	c, ok := rn.client.(*Client)
+	if !ok || c == nil {
+		return
+	}
+	n := c.OpenAfterDone()
+	if n == 0 {
+		return
+	}
+	kept := rn.meta.Warnings[:0]
+	for _, w := range rn.meta.Warnings {
+		if !strings.HasPrefix(w, openAfterDoneWarning) {
+			kept = append(kept, w)
+		}
+	}
+	rn.meta.Warnings = append(kept, fmt.Sprintf("%s: %d responses were still open %v after it "+
+		"(their connections were closed, not reused; the measurements are unaffected)", openAfterDoneWarning, n, drainAfterDone))
+	rn.log.Warn(openAfterDoneWarning, "responses", n)
 }

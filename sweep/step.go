@@ -309,12 +309,23 @@ func (s *stepRun) waitAll() {
 	s.reqWG.Wait()
 }
 
-// finalize assigns grace phases and returns the results in completion order.
+// finalize assigns grace phases and returns the results in completion order. A measure
+// request is grace when it ended after the window closed: a successful one at its last
+// content event (end_ns, the time the analysis uses), a failed one when Do returned (so
+// one cancelled at the end of the grace period is grace).
 func (s *stepRun) finalize() []stepResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.measureEnd.IsZero() {
+		return s.results
+	}
+	closed := unixNs(s.measureEnd)
 	for _, r := range s.results {
-		if r.rec.Phase == PhaseMeasure && !s.measureEnd.IsZero() && r.end.After(s.measureEnd) {
+		end := unixNs(r.end)
+		if r.rec.OK() && r.rec.EndNs != 0 {
+			end = r.rec.EndNs
+		}
+		if r.rec.Phase == PhaseMeasure && end > closed {
 			r.rec.Phase = PhaseGrace
 		}
 	}

@@ -82,7 +82,9 @@ type Server struct {
 	mu     sync.Mutex
 	sent   []Sent
 	n      int
-	done   chan struct{}
+	// written counts the responses whose steps were all written (or that ended early).
+	written int
+	done    chan struct{}
 }
 
 // New starts a server that answers the n-th request (from 0) with script(n, r, body).
@@ -119,6 +121,23 @@ func (s *Server) Sent() []Sent {
 	return append([]Sent(nil), s.sent...)
 }
 
+// WaitWritten waits until n responses have written all their steps (or ended early)
+// and returns Sent; after timeout it returns what there is. A client may finish reading
+// a response before the server took the time of its last write: tests that check
+// timings against Sent call this rather than Sent.
+func (s *Server) WaitWritten(n int, timeout time.Duration) []Sent {
+	deadline := time.Now().Add(timeout)
+	for {
+		s.mu.Lock()
+		w := s.written
+		s.mu.Unlock()
+		if w >= n || !time.Now().Before(deadline) {
+			return s.Sent()
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // Close stops the server, closing open connections.
 func (s *Server) Close() {
 	_ = s.srv.Close()
@@ -138,7 +157,19 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	sc := s.script(n, r, body)
+	marked := false
+	markWritten := func() {
+		if marked {
+			return
+		}
+		marked = true
+		s.mu.Lock()
+		s.sent[idx] = rec
+		s.written++
+		s.mu.Unlock()
+	}
 	defer func() {
+		markWritten()
 		s.mu.Lock()
 		s.sent[idx] = rec
 		s.mu.Unlock()
@@ -173,6 +204,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		rec.Steps = append(rec.Steps, time.Now())
 	}
+	markWritten()
 	switch sc.End {
 	case EndAbort:
 		// net/http closes the connection without the terminating chunk; the deferred

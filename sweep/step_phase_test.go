@@ -1,0 +1,65 @@
+package sweep
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFinalizeGracePhase: a successful measure request is grace only when its last
+// content event (end_ns) came after the window closed, whenever Do returned; a failed
+// one by when Do returned.
+func TestFinalizeGracePhase(t *testing.T) {
+	closed := time.Now()
+	ms := time.Millisecond
+	rec := func(ok bool, end time.Time) *Record {
+		r := &Record{Phase: PhaseMeasure, Status: StatusOK}
+		if !ok {
+			r.Status, r.ErrorClass = StatusError, ErrCancelled
+		}
+		if !end.IsZero() {
+			r.EndNs = unixNs(end)
+		}
+		return r
+	}
+	cases := []struct {
+		name string
+		rec  *Record
+		end  time.Time // Do returned
+		want string
+	}{
+		{"ended inside, Do returned after", rec(true, closed.Add(-5*ms)), closed.Add(time.Second), PhaseMeasure},
+		{"ended after", rec(true, closed.Add(5*ms)), closed.Add(6 * ms), PhaseGrace},
+		{"ok without content events", rec(true, time.Time{}), closed.Add(ms), PhaseGrace},
+		{"cancelled after content inside", rec(false, closed.Add(-5*ms)), closed.Add(time.Second), PhaseGrace},
+		{"failed inside", rec(false, time.Time{}), closed.Add(-ms), PhaseMeasure},
+	}
+	s := &stepRun{measureEnd: closed}
+	for _, tc := range cases {
+		s.results = append(s.results, stepResult{rec: tc.rec, end: tc.end})
+	}
+	s.finalize()
+	for _, tc := range cases {
+		if tc.rec.Phase != tc.want {
+			t.Errorf("%s: phase %s, want %s", tc.name, tc.rec.Phase, tc.want)
+		}
+	}
+}
+
+// TestNoteOpenAfterDone: one run.json warning, its count replaced on a resumed run.
+func TestNoteOpenAfterDone(t *testing.T) {
+	c := NewClient(ClientConfig{})
+	rn := &runner{client: c, meta: &RunMeta{Warnings: []string{"other",
+		openAfterDoneWarning + ": 3 responses were still open 1s after it"}}, log: slog.New(slog.DiscardHandler)}
+	rn.noteOpenAfterDone()
+	if len(rn.meta.Warnings) != 2 {
+		t.Fatalf("no responses left open: warnings %q, want them unchanged", rn.meta.Warnings)
+	}
+	c.openAfterDone.Add(7)
+	rn.noteOpenAfterDone()
+	w := rn.meta.Warnings
+	if len(w) != 2 || w[0] != "other" || !strings.HasPrefix(w[1], openAfterDoneWarning+": 7 responses") {
+		t.Errorf("warnings %q, want other and one open-after-[DONE] warning with count 7", w)
+	}
+}
