@@ -2,6 +2,7 @@ package plan
 
 import (
 	"math"
+	"sync/atomic"
 	"time"
 )
 
@@ -74,6 +75,10 @@ const (
 )
 
 // EstimateStep estimates s's wall time: warm-up + measurement window + grace + cool-down.
+// A trace step replays its trace (warm-up requests included) over the trace's span
+// after time_scale and the row window, cut at Duration when that is shorter, when a
+// TraceSpanFunc is installed (SetTraceSpanFunc) and reads the trace; else it takes
+// Duration (one minute when 0).
 // The window is Duration, or the time Requests take (requests / rate for open loops;
 // requests × E2E / in-flight slots for closed loops, slots capped by the simulator's
 // max_num_seqs), whichever ends first. Warm-up takes the longer of its duration and its
@@ -104,6 +109,15 @@ func (p *Plan) EstimateStep(s Step) time.Duration {
 		}
 		return 0
 	}
+	if s.Schedule == ScheduleTrace {
+		if span, ok := p.traceSpan(s.Segment); ok {
+			window := span
+			if s.Duration > 0 {
+				window = min(window, s.Duration)
+			}
+			return window + min(s.Grace, e2e) + s.Cooldown
+		}
+	}
 	window := s.Duration
 	switch {
 	case s.Schedule == ScheduleTrace && window == 0:
@@ -121,6 +135,38 @@ func (p *Plan) EstimateStep(s Step) time.Duration {
 	}
 	grace := min(s.Grace, inFlight)
 	return warm + window + grace + s.Cooldown
+}
+
+// TraceSpanFunc returns the number of requests of trace t's row window and their
+// span: the time-scaled offset of the last request from the first. plan does not
+// parse traces itself (the sweep does); see SetTraceSpanFunc.
+type TraceSpanFunc func(t Trace) (rows int, span time.Duration, err error)
+
+// traceSpanFunc is the installed TraceSpanFunc; nil until SetTraceSpanFunc.
+var traceSpanFunc atomic.Pointer[TraceSpanFunc]
+
+// SetTraceSpanFunc installs f (e.g. sweep.TraceSpan) so that trace steps' estimates
+// use their trace's real span instead of ladder.duration; nil uninstalls it. Call it
+// once at start-up, before Steps.
+func SetTraceSpanFunc(f TraceSpanFunc) {
+	if f == nil {
+		traceSpanFunc.Store(nil)
+		return
+	}
+	traceSpanFunc.Store(&f)
+}
+
+// traceSpan is the span of segment name's trace; ok is false for a segment without a
+// trace, without an installed TraceSpanFunc, or when reading the trace fails (plan and
+// run report that error themselves).
+func (p *Plan) traceSpan(name string) (time.Duration, bool) {
+	f := traceSpanFunc.Load()
+	seg := p.segment(name)
+	if f == nil || seg == nil || seg.Trace == nil {
+		return 0, false
+	}
+	_, span, err := (*f)(*seg.Trace)
+	return span, err == nil
 }
 
 // estimateE2E is the rough end-to-end latency of one request of segment name ("mix"

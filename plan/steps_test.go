@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -103,3 +104,38 @@ func TestParseDist(t *testing.T) {
 		t.Errorf("ExpectedMean clamps to min: %v", m)
 	}
 }
+
+// TestTraceStepEstimateUsesSpan: a trace step lasts its trace's span (capped by
+// ladder.duration) plus at most one request's grace, not ladder.duration.
+func TestTraceStepEstimateUsesSpan(t *testing.T) {
+	p := stepPlan()
+	p.Segments = []Segment{{Name: "tr", Weight: 1, Trace: &Trace{Format: TraceAzure, File: "t.csv", TimeScale: 3}}}
+	p.Ladder.Duration = 10 * time.Minute
+	p.Ladder.Grace = 30 * time.Second
+	var calls int
+	SetTraceSpanFunc(func(tr Trace) (int, time.Duration, error) {
+		calls++
+		if tr.TimeScale != 3 {
+			t.Errorf("span asked for %+v", tr)
+		}
+		return 240, 133 * time.Second, nil
+	})
+	defer SetTraceSpanFunc(nil)
+	steps := p.Steps()
+	if len(steps) != 1 || calls == 0 {
+		t.Fatalf("%d steps, %d span calls", len(steps), calls)
+	}
+	e2e := p.estimateE2E("tr")
+	if got, want := steps[0].Estimated, 133*time.Second+e2e; got != want {
+		t.Errorf("estimate %v, want the span 2m13s + one E2E (%v) = %v", got, e2e, want)
+	}
+	p.Ladder.Duration = time.Minute // the window cuts the trace
+	if got, want := p.Steps()[0].Estimated, time.Minute+e2e; got != want {
+		t.Errorf("with duration 1m: estimate %v, want %v", got, want)
+	}
+	SetTraceSpanFunc(func(Trace) (int, time.Duration, error) { return 0, 0, errors.New("trace unreadable") })
+	if got := p.Steps()[0].Estimated; got < time.Minute {
+		t.Errorf("unreadable trace: estimate %v, want the ladder.duration fallback", got)
+	}
+}
+

@@ -71,6 +71,9 @@ func chartSpecs(in *input) []chartSpec {
 		add := func(kind, title string, fn func() (*plot.Plot, error)) {
 			specs = append(specs, chartSpec{kind + "-" + slug, title, seg.Segment, kind, fn})
 		}
+		if !segmentSucceeded(seg) {
+			continue // no data: the PDF says so in one sentence instead
+		}
 		add("ttft", "TTFT vs load: "+seg.Segment, func() (*plot.Plot, error) { return TTFTPlot(a, seg) })
 		add("itl", "ITL vs load: "+seg.Segment, func() (*plot.Plot, error) { return ITLPlot(a, seg) })
 		add("throughput", "Throughput and goodput: "+seg.Segment, func() (*plot.Plot, error) { return ThroughputPlot(a, seg) })
@@ -80,6 +83,9 @@ func chartSpecs(in *input) []chartSpec {
 		if len(in.records) > 0 {
 			add("cdf", "TTFT CDF: "+seg.Segment, func() (*plot.Plot, error) { return CDFPlot(a, seg, in.records) })
 		}
+	}
+	if !anySucceeded(a) {
+		return specs
 	}
 	specs = append(specs, chartSpec{"pareto", "Per-user vs total tokens/s", "", "pareto",
 		func() (*plot.Plot, error) { return ParetoPlot(a) }})
@@ -396,8 +402,8 @@ func vline(p *plot.Plot, name string, x, y0, y1 float64, c color.Color) error {
 	return nil
 }
 
-// useLogY switches the y axis to log10 when every value is positive and they span
-// more than a factor of span.
+// useLogY switches the y axis to log10 when every finite value is positive and they
+// span more than a factor of span (never when there is no finite value).
 func useLogY(p *plot.Plot, ys []float64, span float64) bool {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, y := range ys {
@@ -406,7 +412,8 @@ func useLogY(p *plot.Plot, ys []float64, span float64) bool {
 		}
 		lo, hi = math.Min(lo, y), math.Max(hi, y)
 	}
-	if !(lo > 0) || hi/lo < span {
+	// No finite value (lo = +Inf) must not pass: a log axis over no data panics.
+	if !finite(lo) || !(lo > 0) || hi/lo < span {
 		return false
 	}
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks125{}

@@ -37,11 +37,16 @@ func TTFTPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, e
 		{"p95", func(s analysis.Summary) float64 { return s.P95 }},
 		{"p99", func(s analysis.Summary) float64 { return s.P99 }},
 	}
+	n := 0
 	for i, st := range stats {
 		pts := xys(seg.Steps, logY, func(s analysis.StepStats) (float64, float64) { return s.Load, st.get(shown(s.TTFTMs)) })
 		if err := addSeries(p, "TTFT "+st.name, pts, i, 0); err != nil {
 			return nil, err
 		}
+		n += len(pts)
+	}
+	if n == 0 {
+		return nil, noData("no successful request of segment %s has a TTFT", seg.Segment)
 	}
 	threshold := math.NaN()
 	for _, c := range a.Constraints {
@@ -86,6 +91,9 @@ func ITLPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 	p := newPlot("ITL vs load: "+seg.Segment, loadLabel(a), "ITL (ms per token)")
 	p50 := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.ITLMs).P50 })
 	p95 := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.ITLMs).P95 })
+	if len(p50)+len(p95) == 0 {
+		return nil, noData("no successful request of segment %s produced two or more output tokens, so ITL is undefined", seg.Segment)
+	}
 	if err := addSeries(p, "ITL p50", p50, 0, 0); err != nil {
 		return nil, err
 	}
@@ -271,7 +279,7 @@ func ParetoPlot(a *analysis.Analysis) (*plot.Plot, error) {
 		var pts plotter.XYs
 		var labels []string
 		for _, s := range seg.Steps {
-			if finite(s.OutputTokenThroughput) && finite(s.PerUserOutputTokensPerS) {
+			if stepSucceeded(s) && finite(s.OutputTokenThroughput) && finite(s.PerUserOutputTokensPerS) {
 				pts = append(pts, plotter.XY{X: s.OutputTokenThroughput, Y: s.PerUserOutputTokensPerS})
 				labels = append(labels, loadText(s.Load))
 			}
@@ -390,7 +398,7 @@ func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []sweep
 		n++
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("segment %s: no TTFT values in records", seg.Segment)
+		return nil, noData("no successful request of segment %s has a TTFT in records.jsonl", seg.Segment)
 	}
 	p.Y.Min, p.Y.Max = 0, 1
 	top, left, free := freeCorner(all, positive)

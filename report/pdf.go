@@ -131,7 +131,7 @@ func pdfHeader(in *input) core.Row {
 // pdfFooter is the footer on every page.
 func pdfFooter(in *input) core.Row {
 	return row.New(pdfFooterH).Add(
-		text.NewCol(18, "llmcap "+in.a.ToolVersion+" · reproducible with: llmcap report <run dir>", props.Text{Size: 7, Top: 3, Color: colGrey}),
+		text.NewCol(18, "llmcap "+in.a.ToolVersion+" · reproducible with: llmcap report "+runDirText(in), props.Text{Size: 7, Top: 3, Color: colGrey}),
 		col.New(6),
 	)
 }
@@ -185,7 +185,7 @@ func chartRow(byName map[string]Chart, name string) core.Row {
 		return nil
 	}
 	if c.Err != nil || len(c.PNG) == 0 {
-		return para(fmt.Sprintf("(chart %s unavailable: %v)", name, c.Err), props.Text{Size: 8, Color: colGrey})
+		return para(chartMissingText(c), props.Text{Size: 8, Color: colGrey})
 	}
 	return image.NewFromBytesRow(pdfChartH, c.PNG, extension.Png, props.Rect{Center: true, Percent: 100})
 }

@@ -2,8 +2,6 @@ package report
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/johnfercher/maroto/v2/pkg/components/row"
@@ -191,6 +189,9 @@ func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]C
 		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))
 	}
 	slug := slugify(seg.Segment)
+	if !segmentSucceeded(seg) {
+		rows = append(rows, para(noSuccessText+".", props.Text{Size: 9, Top: 2, Bottom: 1}))
+	}
 	rows = appendRows(rows, chartRow(byName, "ttft-"+slug), chartRow(byName, "throughput-"+slug), chartRow(byName, "itl-"+slug))
 	rows = append(rows, subheading("Steps"))
 	var data [][]string
@@ -232,12 +233,8 @@ func modelSection(in *input, byName map[string]Chart) []core.Row {
 	}
 	rows = append(rows, autoTable([]string{"segment", "slots (95% CI)", "X_max req/s", "base TTFT ms", "ITL ms (n = batch)", "prefill ms / 1k tok", "R²", "max |resid.| ms"},
 		[]int{4, 4, 2, 3, 4, 3, 2, 2}, data)...)
-	if gt := a.GroundTruth; len(gt) > 0 {
-		var parts []string
-		for _, k := range slices.Sorted(maps.Keys(gt)) {
-			parts = append(parts, fmt.Sprintf("%s = %v", k, gt[k]))
-		}
-		rows = append(rows, para("Ground truth (simulator settings): "+strings.Join(parts, ", ")+".", props.Text{Size: 8.5, Top: 1, Color: colGrey}))
+	if !anySucceeded(a) {
+		rows = append(rows, para("No request succeeded, so there are no model-fit, Pareto or TTFT CDF charts.", props.Text{Size: 9, Top: 2, Bottom: 1}))
 	}
 	for _, seg := range allSegments(a) {
 		rows = appendRows(rows, chartRow(byName, "fit-"+slugify(seg.Segment)))
@@ -245,6 +242,12 @@ func modelSection(in *input, byName map[string]Chart) []core.Row {
 	rows = appendRows(rows, chartRow(byName, "pareto"))
 	for _, seg := range allSegments(a) {
 		rows = appendRows(rows, chartRow(byName, "cdf-"+slugify(seg.Segment)))
+	}
+	if gt := a.GroundTruth; len(gt) > 0 {
+		rows = append(rows, subheading("Ground truth (simulator settings)"),
+			para("The embedded simulator's resolved settings: what the fitted model should recover (e.g. slots ≈ max_num_seqs).",
+				props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))
+		rows = append(rows, kvTable(groundTruthRows(gt))...)
 	}
 	return rows
 }

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,31 +34,32 @@ func newAnalyzeCmd(_ *globals) *cobra.Command {
 	}
 }
 
-func newReportCmd(_ *globals) *cobra.Command {
+func newReportCmd(g *globals) *cobra.Command {
 	var formats []string
 	cmd := &cobra.Command{
 		Use:   "report RUN_DIR",
 		Short: "Render a run directory's analysis as PDF, XLSX, charts, JSON, Markdown and CSV",
-		Long: `report reads DIR/analysis.json (running the analysis first when it is missing) and
-writes each format into DIR. Without --format it uses the plan's report.formats.`,
+		Long: `report reads DIR/analysis.json and writes each format into DIR. It runs the analysis
+first when analysis.json is missing or stale (older than records.jsonl, steps.jsonl or
+run.json, e.g. after llmcap sweep --resume, or recorded for another run state).
+Without --format it uses the plan's report.formats.`,
 		Example: "  llmcap report runs/demo\n  llmcap report runs/demo --format pdf,xlsx",
 		Args:    oneRunDir("report"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
-			a, err := analysis.ReadJSON(dir)
-			if errors.Is(err, fs.ErrNotExist) {
-				a, err = analyzeDir(cmd.OutOrStdout(), dir)
+			want := formats
+			if len(want) == 0 {
+				want = runFormats(dir)
 			}
+			want, err := checkFormats(want)
+			if err != nil {
+				return err
+			}
+			a, err := reportAnalysis(g, cmd.OutOrStdout(), dir)
 			if err != nil {
 				return withDir("report", dir, err)
 			}
-			if len(formats) == 0 {
-				formats = runFormats(dir)
-			}
-			if err := checkFormats(formats); err != nil {
-				return err
-			}
-			if err := renderReport(cmd.Context(), cmd.OutOrStdout(), dir, a, formats); err != nil {
+			if err := renderReport(cmd.Context(), cmd.OutOrStdout(), dir, a, want); err != nil {
 				return err
 			}
 			printOutputs(cmd.OutOrStdout(), dir)
@@ -98,16 +101,36 @@ func runFormats(dir string) []string {
 	return meta.Plan.Report.Formats
 }
 
-// checkFormats rejects formats report does not know, naming the allowed ones.
-func checkFormats(formats []string) error {
+// checkFormats normalises formats (lower case, "markdown" → "md") and rejects one
+// report does not know, naming the allowed ones, before anything is analysed or written.
+func checkFormats(formats []string) ([]string, error) {
+	out := make([]string, 0, len(formats))
 	for _, f := range formats {
-		ok := false
-		for _, k := range report.Formats {
-			ok = ok || f == k
+		n := strings.ToLower(strings.TrimSpace(f))
+		if n == "markdown" {
+			n = "md"
 		}
-		if !ok {
-			return fmt.Errorf("--format %q is not allowed: must be one of %s", f, strings.Join(report.Formats, ", "))
+		if !slices.Contains(report.Formats, n) {
+			return nil, fmt.Errorf("--format %q is not allowed: must be one of %s", f, strings.Join(report.Formats, ", "))
 		}
+		out = append(out, n)
 	}
-	return nil
+	return out, nil
+}
+
+// reportAnalysis reads dir's analysis.json, re-running the analysis (and saying why in
+// one log line) when it is missing or stale.
+func reportAnalysis(g *globals, w io.Writer, dir string) (*analysis.Analysis, error) {
+	a, err := analysis.ReadJSON(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return analyzeDir(w, dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if why := staleAnalysis(dir, a); why != "" {
+		g.log.Info("re-analysing the run: analysis.json is stale", "dir", dir, "reason", why)
+		return analyzeDir(w, dir)
+	}
+	return a, nil
 }

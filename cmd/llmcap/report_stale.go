@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/sweep"
+)
+
+// runStateWarning is the prefix of the analysis warning that records a run which was
+// not complete when it was analysed ("the run is interrupted: some steps may be missing").
+const runStateWarning = "the run is "
+
+// staleAnalysis says why dir's analysis.json (already read as a) no longer describes
+// the run directory, or "" when it is current: a run file (records.jsonl, steps.jsonl,
+// run.json) was modified after analysis.json (e.g. by `llmcap sweep --resume`), or the
+// run state recorded in the analysis differs from run.json's.
+func staleAnalysis(dir string, a *analysis.Analysis) string {
+	st, err := os.Stat(filepath.Join(dir, analysis.FileAnalysis))
+	if err != nil {
+		return ""
+	}
+	for _, name := range []string{sweep.FileRecords, sweep.FileSteps, sweep.FileRun} {
+		if f, err := os.Stat(filepath.Join(dir, name)); err == nil && f.ModTime().After(st.ModTime()) {
+			return fmt.Sprintf("%s is newer than %s", name, analysis.FileAnalysis)
+		}
+	}
+	state, ok := runState(dir)
+	if !ok {
+		return ""
+	}
+	if was := analysedState(a); was != state {
+		return fmt.Sprintf("%s describes a %s run but run.json says %s", analysis.FileAnalysis, was, state)
+	}
+	return ""
+}
+
+// runState is run.json's state, with "" (an old run.json) read as complete; ok is false
+// when run.json is missing or unreadable.
+func runState(dir string) (state string, ok bool) {
+	b, err := os.ReadFile(filepath.Join(dir, sweep.FileRun))
+	if err != nil {
+		return "", false
+	}
+	var meta struct {
+		State string `json:"state"`
+	}
+	if json.Unmarshal(b, &meta) != nil {
+		return "", false
+	}
+	if meta.State == "" {
+		return sweep.StateComplete, true
+	}
+	return meta.State, true
+}
+
+// analysedState is the run state the analysis saw: the state named by its "the run is
+// STATE: …" warning, else complete.
+func analysedState(a *analysis.Analysis) string {
+	for _, w := range a.Warnings {
+		if rest, ok := strings.CutPrefix(w, runStateWarning); ok {
+			if state, _, ok := strings.Cut(rest, ":"); ok && !strings.Contains(state, " ") {
+				return state
+			}
+		}
+	}
+	return sweep.StateComplete
+}

@@ -1,0 +1,87 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/llmcap/llmcap/analysis"
+)
+
+// noSuccessText is the sentence that replaces the charts of a segment (or run) in
+// which no request succeeded.
+const noSuccessText = "No request succeeded, so there are no latency or throughput charts"
+
+// segmentSucceeded reports whether some measured request of seg succeeded (its latency
+// and throughput charts then have data).
+func segmentSucceeded(seg analysis.SegmentAnalysis) bool {
+	for _, s := range seg.Steps {
+		if stepSucceeded(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// stepSucceeded reports whether some measured request of s succeeded.
+func stepSucceeded(s analysis.StepStats) bool {
+	return s.Requests > s.Errors || s.E2EMs.N > 0 || s.TTFTMs.N > 0
+}
+
+// anySucceeded reports whether some measured request of any segment succeeded.
+func anySucceeded(a *analysis.Analysis) bool {
+	for _, seg := range allSegments(a) {
+		if segmentSucceeded(seg) {
+			return true
+		}
+	}
+	return false
+}
+
+// noDataError is a chart left out because the run has no values for it; its message
+// is a plain sentence for the reader (e.g. "no request produced two or more tokens").
+type noDataError struct{ reason string }
+
+func (e *noDataError) Error() string { return e.reason }
+
+// noData returns a noDataError with the formatted reason.
+func noData(format string, args ...any) error {
+	return &noDataError{reason: fmt.Sprintf(format, args...)}
+}
+
+// chartMissingText is the one-line note shown instead of chart c: its plain reason
+// when the data has nothing to plot, else a generic sentence (a drawing library's
+// error text is no use to a reader; the chart is simply left out).
+func chartMissingText(c Chart) string {
+	var nd *noDataError
+	if errors.As(c.Err, &nd) {
+		return fmt.Sprintf("(No %s chart: %s.)", chartLabel(c), nd.reason)
+	}
+	return fmt.Sprintf("(The %s chart could not be drawn from this run's data.)", chartLabel(c))
+}
+
+// chartLabel names a chart in prose: its title, else its file name.
+func chartLabel(c Chart) string {
+	if c.Title != "" {
+		return strings.TrimSpace(c.Title)
+	}
+	return c.Name
+}
+
+// runDirText is the run directory as `llmcap report` takes it: the directory the
+// report was rendered from when that is a relative path inside the working
+// directory, else its base name (absolute paths are machine-specific), else the run id.
+func runDirText(in *input) string {
+	d := filepath.Clean(in.dir)
+	if d != "." && !filepath.IsAbs(d) && !strings.HasPrefix(d, "..") {
+		return filepath.ToSlash(d)
+	}
+	if b := filepath.Base(d); b != "." && b != string(filepath.Separator) {
+		return b
+	}
+	if in.a.RunID != "" {
+		return in.a.RunID
+	}
+	return "<run dir>"
+}
