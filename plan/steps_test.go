@@ -138,4 +138,3 @@ func TestTraceStepEstimateUsesSpan(t *testing.T) {
 		t.Errorf("unreadable trace: estimate %v, want the ladder.duration fallback", got)
 	}
 }
-

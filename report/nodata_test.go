@@ -107,7 +107,7 @@ func TestGroundTruthRows(t *testing.T) {
 	gt := map[string]any{
 		"weight_bytes": 1.6060522496e+10, "kv_bytes_per_token": 131072.0, "max_num_seqs": 16.0,
 		"decode_ms_by_batch_ctx1024": map[string]any{"128": 14.409391, "1": 8.042862, "16": 8.794814},
-		"hbm_tbps": 3.35, "prefix_caching": false, "gpu": "H100-SXM", "kv_cache_tokens": 426784.0,
+		"hbm_tbps":                   3.35, "prefix_caching": false, "gpu": "H100-SXM", "kv_cache_tokens": 426784.0,
 		"x": math.NaN(), "speed_up": 1.0,
 	}
 	got := map[string]string{}
