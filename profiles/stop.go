@@ -22,11 +22,13 @@ import (
 // never ends when the collection stops: the agent's AnalysisService thread waits forever
 // to join it (gdb: pthread_clockjoin_ex on a thread blocked in epoll_wait on the
 // perf_event fds), so `nsys stop` prints "Generating '/tmp/nsys-report-XXXX.qdstrm'" and
-// then nothing. With the defaults a third of the stops hung (3 of 9 in three-capture
-// runs); with only --sample=none or only --cpuctxsw=none they still hung (3 of 4 runs);
-// with both off no perf_event fd is opened and none of 12 stops hung. llmcap's
-// summaries use none of that data (kernel, CUDA API, OS runtime and NVTX tables), so
-// startArgs turns both off unless capture.extra_args sets them.
+// then nothing; signalling the agent ends the stop but leaves an incomplete .qdstrm
+// ("Qdstrm file is incomplete or invalid"). Measured with `nsys launch` of serve-sim
+// under load and 3–5 start/stop cycles per session: with the defaults 6 of 18 stops
+// hung; with only --sample=none 2 of 5, with only --cpuctxsw=none 3 of 6; with both off
+// no perf_event fd is opened and none of 21 stops hung (12 after 4 s windows, 9 after
+// 0.3 s ones). llmcap's summaries use none of that data (kernel, CUDA API, OS runtime
+// and NVTX tables), so startArgs turns both off unless capture.extra_args sets them.
 var perfEventFlags = []struct{ long, short, off string }{
 	{"--sample", "-s", "--sample=none"},
 	{"--cpuctxsw", "", "--cpuctxsw=none"},
