@@ -271,8 +271,8 @@ func TestMarkdownCSVXLSXEdgeFields(t *testing.T) {
 			t.Errorf("Summary sheet lacks %q", want)
 		}
 	}
-	if r := findRow(text, "H100-SXM | measured"); !strings.Contains(r, "| catalog") {
-		t.Errorf("Summary what-if row = %q, want the catalog price mark", r)
+	if r := findRow(text, "H100-SXM | measured"); !strings.HasSuffix(r, "| report.gpu_hour_usd") {
+		t.Errorf("Summary what-if row = %q, want the plan's price (report.gpu_hour_usd) as its source", r)
 	}
 	seg, _ := f.GetRows(SheetSegments)
 	if r := strings.Join(seg[1], " | "); !strings.Contains(r, "at least (no limit reached within the ladder)") {

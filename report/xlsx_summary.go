@@ -105,7 +105,45 @@ func writeCalculator(f *excelize.File, st styles, in *input, r0 int) (int, error
 			return 0, fmt.Errorf("defined name %s: %w", row.name, err)
 		}
 	}
+	if err := cacheFormulaValues(f, sh, r0+1, r); err != nil {
+		return 0, err
+	}
 	return r, nil
+}
+
+// cacheFormulaValues stores each formula's computed value (excelize's CalcCellValue)
+// in the formula cells of column B, rows from..to, and marks the workbook to
+// recalculate when opened. Viewers that never recalculate (previews, data-only
+// readers) then show the computed figures instead of blanks. excelize types a formula
+// cell's cached value as a formula string (t="str"), so such viewers show numbers
+// unformatted; Excel and LibreOffice recalculate on load and apply the formats.
+func cacheFormulaValues(f *excelize.File, sh string, from, to int) error {
+	for r := from; r <= to; r++ {
+		cell := cellName(2, r, false)
+		formula, err := f.GetCellFormula(sh, cell)
+		if err != nil || formula == "" {
+			continue
+		}
+		v, err := f.CalcCellValue(sh, cell, excelize.Options{RawCellValue: true})
+		if err != nil {
+			continue // left without a cached value; recalculated on load
+		}
+		var cached any = v
+		if x, perr := strconv.ParseFloat(v, 64); perr == nil {
+			cached = x
+		}
+		if err := f.SetCellValue(sh, cell, cached); err != nil {
+			return fmt.Errorf("cache %s: %w", cell, err)
+		}
+		if err := f.SetCellFormula(sh, cell, formula); err != nil { // SetCellValue removed it; the value stays
+			return fmt.Errorf("cache %s: %w", cell, err)
+		}
+	}
+	on := true
+	if err := f.SetCalcProps(&excelize.CalcPropsOptions{FullCalcOnLoad: &on}); err != nil {
+		return fmt.Errorf("calc properties: %w", err)
+	}
+	return nil
 }
 
 // addValidation restricts an input cell to its allowed range (Excel refuses others).
@@ -156,12 +194,8 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 		if w.Projected {
 			basis = "projected"
 		}
-		price := "catalog"
-		if w.SamePriceAssumed {
-			price = "same price assumed (no catalog price for this GPU)"
-		}
 		row := []any{w.GPU, basis, wholeUsers(w.UsersPerReplica), w.TargetUsers, w.Replicas, w.GPUs, w.CostPerMonthUSD, w.CostPerMOutputUSD,
-			positive(w.GPUHourUSD), price}
+			positive(w.GPUHourUSD), priceSource(w)}
 		if err := f.SetSheetRow(sh, cellName(1, r, false), &row); err != nil {
 			return err
 		}
@@ -170,6 +204,21 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 		_ = f.SetCellStyle(sh, cellName(8, r, false), cellName(9, r, false), st.usd2)
 	}
 	return nil
+}
+
+// priceSource says where a what-if row's $/GPU-hour came from: the measured GPU's
+// row is priced by the plan (report.gpu_hour_usd), a projected GPU's by the GPU
+// catalog, or by the plan's price when the catalog has none.
+func priceSource(w analysis.WhatIf) string {
+	switch {
+	case w.SamePriceAssumed:
+		return "same price assumed (no catalog price for this GPU)"
+	case w.Projected && w.GPUHourUSD > 0:
+		return "catalog"
+	case w.GPUHourUSD > 0:
+		return "report.gpu_hour_usd"
+	}
+	return "no price (set report.gpu_hour_usd)"
 }
 
 // writeErrorsTable writes the run's error breakdown (class, count, sample message) from
