@@ -84,7 +84,8 @@ type runner struct {
 // (run.json, records.jsonl, steps.jsonl, server-metrics.jsonl). A cancelled ctx ends the
 // sweep with ErrInterrupted after recording what completed (in-flight requests are
 // recorded as cancelled; run.json says interrupted). Other errors (bad plan, target not
-// reachable, disk) mark run.json failed when it exists.
+// reachable, disk) mark run.json failed when it exists. The run directory is locked
+// (FileLock) while Run drives it: a second Run on it fails at once, naming the holder.
 func Run(ctx context.Context, p *plan.Plan, opts Options) error {
 	if opts.OutDir == "" {
 		return errors.New("sweep: no run directory (Options.OutDir)")
@@ -93,6 +94,11 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) error {
 	if rn.log == nil {
 		rn.log = slog.Default()
 	}
+	lock, err := lockRunDir(rn.dir, !opts.Resume)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
 	done, err := rn.prepare(p)
 	if err != nil {
 		return err
