@@ -25,8 +25,13 @@ type Options struct {
 	OutDir string
 	// Resume continues an interrupted run in OutDir at its first unfinished step. The
 	// steps come from OutDir's run.json; a nil plan means the plan stored there (whose
-	// API key is not stored: pass the re-loaded plan for targets that need one).
+	// API key is not stored: pass the re-loaded plan for targets that need one). A plan
+	// given for a resume must equal the stored one but for the fields ResumeConflicts
+	// allows to change (target.url, the API key, metrics endpoints, timeouts).
 	Resume bool
+	// ForceResume resumes with a given plan even when ResumeConflicts finds fields that
+	// differ from the run's (the run then mixes measurements of both plans).
+	ForceResume bool
 	// Progress receives the live progress display; nil or a non-terminal is quiet.
 	Progress io.Writer
 	// SaveICL adds icl_ms arrays to records.
@@ -119,6 +124,10 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]StepSummary, error) {
 		}
 		if p == nil {
 			p = &rs.meta.Plan
+		} else if c := ResumeConflicts(&rs.meta.Plan, p); len(c) > 0 && !rn.opts.ForceResume {
+			return nil, fmt.Errorf("sweep: resume %s: the plan differs from the run's in %d field(s) a resume may "+
+				"not change (only target.url, the API key, the metrics endpoints and the timeouts may): %s",
+				rn.dir, len(c), strings.Join(c, "; "))
 		}
 		rn.meta, done, rn.runID = rs.meta, rs.done, rs.meta.RunID
 	} else {

@@ -26,6 +26,8 @@ import (
 type sweepFlags struct {
 	saveICL    bool
 	cpuProfile string
+	// forceResume (sweep --force): resume with a -c plan that differs from the run's.
+	forceResume bool
 }
 
 func (f *sweepFlags) register(cmd *cobra.Command) {
@@ -78,7 +80,7 @@ func newSweepCmd(g *globals) *cobra.Command {
 			case resume != "" && g.v.GetString("config") == "":
 				p, err = planFromRun(resume)
 			case resume != "":
-				p, err = g.resumePlan(resume)
+				p, err = g.resumePlan(resume, sf.forceResume)
 			default:
 				p, err = g.loadPlan()
 			}
@@ -99,14 +101,19 @@ func newSweepCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&resume, "resume", "", "continue the interrupted run in this directory with the plan stored "+
-		"in its run.json; with -c, the file's plan is used only when its steps are the run's (e.g. to change target.url or the API key)")
+		"in its run.json; with -c, the file's plan is used only when it equals the run's but for target.url, the API key, "+
+		"the metrics endpoints and the timeouts")
+	cmd.Flags().BoolVar(&sf.forceResume, "force", false, "with --resume and -c: resume even when the plan differs from "+
+		"the run's in other fields (same steps only); the run then mixes measurements of both plans")
 	sf.register(cmd)
 	return cmd
 }
 
 // resumePlan loads -c for --resume dir: it is used only when its steps are exactly the
-// stored run's steps; otherwise it is refused, saying so.
-func (g *globals) resumePlan(dir string) (*plan.Plan, error) {
+// stored run's steps and it differs from the stored plan only in what a resume may change
+// (sweep.ResumeConflicts; force accepts other differences); otherwise it is refused,
+// saying why.
+func (g *globals) resumePlan(dir string, force bool) (*plan.Plan, error) {
 	stored, err := planFromRun(dir)
 	if err != nil {
 		return nil, err
@@ -122,6 +129,17 @@ func (g *globals) resumePlan(dir string) (*plan.Plan, error) {
 			"a resumed run keeps its own steps; drop -c to resume with the plan stored in %s",
 			dir, g.v.GetString("config"), plural(len(p.Steps()), "step"), plural(len(stored.Steps()), "step"),
 			filepath.Join(dir, sweep.FileRun))
+	}
+	if c := sweep.ResumeConflicts(stored, p); len(c) > 0 {
+		if !force {
+			return nil, fmt.Errorf("--resume %s: the plan in %s differs from the run's in %s a resume may not change "+
+				"(only target.url, the API key, the metrics endpoints and the timeouts may):\n  %s\n"+
+				"drop -c to resume with the plan stored in %s, start a new run, or add --force to mix both plans in this run",
+				dir, g.v.GetString("config"), plural(len(c), "field"), strings.Join(c, "\n  "),
+				filepath.Join(dir, sweep.FileRun))
+		}
+		g.log.Warn("--force: resuming with a plan that differs from the run's; its steps will mix both plans",
+			"differences", strings.Join(c, "; "))
 	}
 	g.log.Info("resuming with the plan from -c (same steps as the run)", "config", g.v.GetString("config"))
 	return p, nil
@@ -159,8 +177,8 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 		}
 		defer stopProf()
 	}
-	opts := sweep.Options{OutDir: dir, Resume: resume, Progress: cmd.ErrOrStderr(), SaveICL: sf.saveICL,
-		Version: versionString(), Logger: g.log}
+	opts := sweep.Options{OutDir: dir, Resume: resume, ForceResume: sf.forceResume, Progress: cmd.ErrOrStderr(),
+		SaveICL: sf.saveICL, Version: versionString(), Logger: g.log}
 	g.attachCapture(p, &opts)
 	verb := "sweep starting"
 	if resume {
