@@ -28,3 +28,35 @@ func TestStepDoneLineLogged(t *testing.T) {
 		t.Fatalf("step lines = %q in log:\n%s", m, buf.String())
 	}
 }
+
+// TestStepLogCounts: the step-done line counts as the analysis does: measure and grace
+// requests, grace requests cancelled at the end of the grace period apart (not errors),
+// TTFT over successful requests with tokens; no TTFT is "–", never NaN.
+func TestStepLogCounts(t *testing.T) {
+	ms := func(v float64) *float64 { return &v }
+	ok := func(phase string, ttft float64) stepResult {
+		return stepResult{rec: &Record{Phase: phase, Status: StatusOK, OutputTokens: 4, TTFTMs: ms(ttft)}}
+	}
+	fail := func(phase, class string) stepResult {
+		return stepResult{rec: &Record{Phase: phase, Status: StatusError, ErrorClass: class}}
+	}
+	results := []stepResult{
+		ok(PhaseWarmup, 1000),
+		ok(PhaseMeasure, 10), ok(PhaseMeasure, 30), ok(PhaseGrace, 20),
+		fail(PhaseMeasure, ErrHTTP5xx),
+		fail(PhaseMeasure, ErrCancelled), // interrupted inside the window: an error
+		fail(PhaseGrace, ErrCancelled), fail(PhaseGrace, ErrCancelled),
+		fail(PhaseGrace, ErrTimeoutIdle),
+	}
+	c := stepLogCounts(results)
+	if c.requests != 6 || c.errors != 3 || c.cancelled != 2 || len(c.ttft) != 3 {
+		t.Errorf("requests %d errors %d cancelled %d ttft %v; want 6, 3, 2 and 3 values", c.requests, c.errors, c.cancelled, c.ttft)
+	}
+	if got := msText(statOf(c.ttft, "p50")); got != "20" {
+		t.Errorf("TTFT p50 %s, want 20", got)
+	}
+	none := stepLogCounts([]stepResult{fail(PhaseGrace, ErrCancelled)})
+	if got := msText(statOf(none.ttft, "p50")); got != "–" || none.requests != 0 || none.cancelled != 1 {
+		t.Errorf("all cancelled: TTFT %q requests %d cancelled %d, want –, 0, 1", got, none.requests, none.cancelled)
+	}
+}

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -100,31 +101,69 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 	}
 	rn.progress.endStep()
 	rn.progress.clear()
-	rn.logStepDone(st, &sum, results)
+	rn.logStepDone(st, results)
 	return sum, nil
 }
 
 // logStepDone logs one concise line per finished step (always, at info, so a
-// non-terminal stderr shows progress too): segment, load, requests, errors, measured
-// TTFT p50/p95, elapsed and the remaining estimate.
-func (rn *runner) logStepDone(st plan.Step, sum *StepSummary, results []stepResult) {
-	var ttft []float64
-	for _, r := range results {
-		if r.rec.Phase == PhaseMeasure && r.rec.OK() && r.rec.TTFTMs != nil {
-			ttft = append(ttft, *r.rec.TTFTMs)
-		}
-	}
+// non-terminal stderr shows progress too): segment, load, requests, errors, cancelled,
+// TTFT p50/p95, elapsed and the remaining estimate, counted as the analysis counts them
+// (stepLogCounts).
+func (rn *runner) logStepDone(st plan.Step, results []stepResult) {
+	c := stepLogCounts(results)
 	var left time.Duration
 	for _, s := range rn.meta.Steps {
 		if s.Index > st.Index {
 			left += s.Estimated
 		}
 	}
-	p50, p95 := statOf(append([]float64(nil), ttft...), "p50"), statOf(ttft, "p95")
-	rn.log.Info(fmt.Sprintf("step %d/%d done", st.Index+1, len(rn.meta.Steps)), "segment", st.Segment,
-		st.Schedule, st.Load(), "requests", sum.MeasureRequests, "errors", sum.Errors,
-		"ttft_p50_ms", fmt.Sprintf("%.0f", p50), "ttft_p95_ms", fmt.Sprintf("%.0f", p95),
+	args := []any{"segment", st.Segment, st.Schedule, st.Load(), "requests", c.requests, "errors", c.errors}
+	if c.cancelled > 0 {
+		args = append(args, "cancelled", c.cancelled)
+	}
+	args = append(args, "ttft_p50_ms", msText(statOf(append([]float64(nil), c.ttft...), "p50")),
+		"ttft_p95_ms", msText(statOf(c.ttft, "p95")),
 		"elapsed", time.Since(rn.started).Round(time.Second), "eta", left.Round(time.Second))
+	rn.log.Info(fmt.Sprintf("step %d/%d done", st.Index+1, len(rn.meta.Steps)), args...)
+}
+
+// stepLog is what the step-done line reports.
+type stepLog struct {
+	requests, errors, cancelled int
+	ttft                        []float64 // ms
+}
+
+// stepLogCounts counts a step's results as the analysis does (analysis/steps.go): the
+// requests of the measure and grace phases, except those still in flight when the grace
+// period ended (cancelled grace requests: cut off by the step protocol, counted apart);
+// errors among them; TTFT over the successful ones that returned tokens.
+func stepLogCounts(results []stepResult) stepLog {
+	var c stepLog
+	for _, r := range results {
+		rec := r.rec
+		switch {
+		case rec.Phase != PhaseMeasure && rec.Phase != PhaseGrace:
+			continue
+		case rec.Phase == PhaseGrace && !rec.OK() && rec.ErrorClass == ErrCancelled:
+			c.cancelled++
+			continue
+		}
+		c.requests++
+		if !rec.OK() {
+			c.errors++
+		} else if rec.OutputTokens > 0 && rec.TTFTMs != nil {
+			c.ttft = append(c.ttft, *rec.TTFTMs)
+		}
+	}
+	return c
+}
+
+// msText renders a latency in ms for the log: "–" when undefined.
+func msText(ms float64) string {
+	if math.IsNaN(ms) || math.IsInf(ms, 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", ms)
 }
 
 // workloadFor returns the step's workload and, for a trace step, its trace segment.
