@@ -81,6 +81,8 @@ segments:
 ` + okLadder, "segments[2].prompt_tokens.mean", "-5 is not allowed: must be > 0"},
 		{"zero concurrency", okSegments + "ladder: {concurrency: [1, 0], duration: 5s}\n",
 			"ladder.concurrency[1]", "0 is not allowed: must be > 0"},
+		{"tensor_parallel not dividing the heads", okSegments + okLadder + "target: {simulator: {model: llama-3.1-8b, tensor_parallel: 3}}\n",
+			"target.simulator.tensor_parallel", "3 is not allowed: must divide model llama-3.1-8b's 32 attention heads (valid: 1, 2, 4, 8, 16 or 32)"},
 		{"zero max_num_seqs", okSegments + okLadder + "target: {simulator: {max_num_seqs: 0}}\n",
 			"target.simulator.max_num_seqs", "must be > 0"},
 		{"weights sum to zero", `

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,8 +60,10 @@ func Load(path string, overrides map[string]any) (*Plan, error) {
 		}
 	}
 	envProbs := envOverrides(v, overrides)
-	for k, val := range overrides {
-		v.Set(k, val)
+	for _, k := range slices.Sorted(maps.Keys(overrides)) {
+		if fe := applyOverride(v, k, overrides[k]); fe != nil {
+			envProbs = append(envProbs, *fe)
+		}
 	}
 	var p Plan
 	var probs problems

@@ -142,6 +142,7 @@ func (s Simulator) check(ps *problems) {
 	}
 	s.checkCatalogNames(ps)
 	positiveInt(ps, pre+"tensor_parallel", s.TensorParallel)
+	s.checkTensorParallel(ps)
 	positiveInt(ps, pre+"max_num_seqs", s.MaxNumSeqs)
 	positiveInt(ps, pre+"max_num_batched_tokens", s.MaxNumBatchedTokens)
 	positiveInt(ps, pre+"block_size", s.BlockSize)

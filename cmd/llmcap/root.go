@@ -30,6 +30,8 @@ type globals struct {
 	v   *viper.Viper
 	set []string // --set key=value plan overrides
 	log *slog.Logger
+	// command is the name of the subcommand being run (run, sweep, plan…).
+	command string
 }
 
 func newRootCmd() *cobra.Command {
@@ -56,7 +58,7 @@ variable under a plan section that names no plan key (a misspelling) is an error
 	pf.StringP("config", "c", "", "plan file (YAML), e.g. configs/demo.yaml")
 	pf.StringP("out", "o", "", "run directory (default runs/<YYYYmmdd-HHMMSS>-<name>)")
 	pf.String("log-level", "info", "log level: debug, info, warn or error")
-	pf.StringArrayVar(&g.set, "set", nil, "override a plan key, e.g. --set ladder.concurrency=[1,2,4] (repeatable)")
+	pf.StringArrayVar(&g.set, "set", nil, "override a plan key, e.g. --set ladder.concurrency=[1,2,4]; list items by index, e.g. --set segments[0].weight=2 (repeatable)")
 	_ = g.v.BindPFlags(pf) // cannot fail: the flags exist
 	g.v.SetEnvPrefix(plan.EnvPrefix)
 	g.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
@@ -77,6 +79,7 @@ func (g *globals) setup(cmd *cobra.Command) error {
 		return fmt.Errorf("--log-level %q: want debug, info, warn or error", g.v.GetString("log-level"))
 	}
 	g.log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	g.command = cmd.Name()
 	slog.SetDefault(g.log)
 	return nil
 }
@@ -111,6 +114,18 @@ func (g *globals) loadPlan() (*plan.Plan, error) {
 	p, err := plan.Load(path, ov)
 	if err != nil {
 		return nil, err
+	}
+	if !plan.TargetURLSet(path, ov) && p.Target.IsSimulator() {
+		s := p.Target.Simulator
+		g.log.Warn(fmt.Sprintf("no target.url in the plan: driving the embedded simulator (%s on %s×%d, max_num_seqs %d); "+
+			"set target.url: simulator to choose it, or target.url: http://HOST:PORT/v1 and target.model for a real server",
+			s.Model, s.GPU, s.TensorParallel, s.MaxNumSeqs))
+	}
+	if err := checkOpenFiles(p); err != nil {
+		if g.command == "run" || g.command == "sweep" {
+			return nil, fmt.Errorf("%s: %w", path, err) // before the run directory is created
+		}
+		g.log.Warn("run and sweep will refuse this plan: " + err.Error())
 	}
 	if g.log.Enabled(context.Background(), slog.LevelDebug) {
 		b, _ := json.Marshal(p.Redacted())

@@ -1,0 +1,116 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/viper"
+)
+
+// listIndexRE matches a list index in an override key: "[2]" or a ".2" path part.
+var listIndexRE = regexp.MustCompile(`\[(\d+)\]|(?:^|\.)(\d+)(?:\.|$)`)
+
+// applyOverride sets one override (a dotted key, value already decoded) on v. A key
+// naming a list item, "segments[0].prompt_tokens.dist" or "segments.0.prompt_tokens.dist",
+// replaces that field inside a copy of the list (viper keys cannot address list items
+// themselves). It returns a problem for an index past the list's end or a key that
+// descends into something that is not a map or list.
+func applyOverride(v *viper.Viper, key string, val any) *FieldError {
+	parts, ok := splitIndexed(key)
+	if !ok {
+		v.Set(key, val)
+		return nil
+	}
+	head := parts[0].(string)
+	list, err := setIn(v.Get(head), parts[1:], val, head)
+	if err != nil {
+		return &FieldError{Path: key, Value: formatValue(val), Allowed: err.Error()}
+	}
+	v.Set(head, list)
+	return nil
+}
+
+// splitIndexed splits an override key with a list index into its dotted head (a
+// string) followed by path parts: ints for indexes, strings for map keys. ok is false
+// when the key has no index.
+func splitIndexed(key string) (parts []any, ok bool) {
+	loc := listIndexRE.FindStringIndex(key)
+	if loc == nil || loc[0] == 0 {
+		return nil, false
+	}
+	head := key[:loc[0]]
+	parts = append(parts, head)
+	rest := strings.TrimPrefix(key[loc[0]:], ".")
+	for rest != "" {
+		switch {
+		case strings.HasPrefix(rest, "["):
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return nil, false
+			}
+			n, err := strconv.Atoi(rest[1:end])
+			if err != nil {
+				return nil, false
+			}
+			parts = append(parts, n)
+			rest = strings.TrimPrefix(rest[end+1:], ".")
+		default:
+			seg, after, _ := strings.Cut(rest, ".")
+			if b := strings.IndexByte(seg, '['); b > 0 {
+				seg, after = rest[:b], rest[b:]
+			}
+			if n, err := strconv.Atoi(seg); err == nil {
+				parts = append(parts, n)
+			} else {
+				parts = append(parts, seg)
+			}
+			rest = after
+		}
+	}
+	return parts, true
+}
+
+// setIn returns a copy of cur with val stored at path (ints index lists, strings key
+// maps, missing map levels created); at names cur's path for errors.
+func setIn(cur any, path []any, val any, at string) (any, error) {
+	if len(path) == 0 {
+		return val, nil
+	}
+	switch p := path[0].(type) {
+	case int:
+		list, ok := cur.([]any)
+		if !ok {
+			return nil, fmt.Errorf("%s is not a list, so it has no item %d", at, p)
+		}
+		if p < 0 || p >= len(list) {
+			return nil, fmt.Errorf("%s has %d items (indexes 0..%d); add items in the plan file, not with --set", at, len(list), len(list)-1)
+		}
+		out := append([]any(nil), list...)
+		item, err := setIn(out[p], path[1:], val, fmt.Sprintf("%s[%d]", at, p))
+		if err != nil {
+			return nil, err
+		}
+		out[p] = item
+		return out, nil
+	default:
+		key := p.(string)
+		m := map[string]any{}
+		switch c := cur.(type) {
+		case map[string]any:
+			for k, v := range c {
+				m[k] = v
+			}
+		case nil:
+		default:
+			return nil, fmt.Errorf("%s is not a map, so it has no key %q", at, key)
+		}
+		sub, err := setIn(m[key], path[1:], val, at+"."+key)
+		if err != nil {
+			return nil, err
+		}
+		m[key] = sub
+		return m, nil
+	}
+}
