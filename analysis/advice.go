@@ -53,16 +53,23 @@ func slotsOf(ground map[string]any, f *Fit) (int, string) {
 }
 
 // adviceFor says, in plain words, what to do about a segment's bottleneck, using the
-// server's KV cache evidence and the slot count when known.
-func adviceFor(c Capacity, sa *SegmentAnalysis, ground map[string]any) string {
+// server's KV cache evidence and the slot count when known. device is report.gpu: for
+// a CPU server ("2-core CPU") the hardware advice names CPU memory bandwidth and cores,
+// not HBM and FLOPS.
+func adviceFor(c Capacity, sa *SegmentAnalysis, ground map[string]any, device string) string {
+	cpu := deviceNoun(device) == "machine"
 	if c.Bottleneck == RegimeErrors {
 		return errorsAdvice(c)
 	}
 	if c.Method == MethodNoData {
-		return "No step has measured requests: nothing to advise on."
+		return noDataAdvice(sa.Steps)
 	}
 	if c.Method == MethodBelowFirstStep {
-		s := "The SLA is tighter than this deployment achieves even at the lowest load tested, so more replicas cannot help: relax the SLA, or use a faster GPU or a smaller model."
+		faster := "a faster GPU"
+		if cpu {
+			faster = "faster hardware (a GPU)"
+		}
+		s := "The SLA is tighter than this deployment achieves even at the lowest load tested, so more replicas cannot help: relax the SLA, or use " + faster + " or a smaller model."
 		if len(sa.Steps) > 0 && sa.Steps[0].Load > 1 {
 			s += " Test lower loads too: the lowest tested was " + fmtNum(sa.Steps[0].Load) + "."
 		}
@@ -72,8 +79,14 @@ func adviceFor(c Capacity, sa *SegmentAnalysis, ground map[string]any) string {
 	case RegimeQueue:
 		return queueAdvice(kvOf(sa.Steps), sa.Fit, ground)
 	case RegimeDecode:
+		if cpu {
+			return "Decode is memory-bandwidth bound: on a CPU every token reads the weights from RAM, so a machine with more memory bandwidth (more memory channels, faster DDR) or a GPU, a smaller weight quantisation (e.g. Q4), or fewer concurrent users per replica (more replicas) lower ITL."
+		}
 		return "Decode is memory-bandwidth bound: a GPU with faster HBM, weight/KV quantisation (FP8/INT4), or smaller batches per replica (more replicas) lower ITL."
 	case RegimePrefill:
+		if cpu {
+			return "Prefill dominates: on a CPU prompt processing is compute bound, so more cores (or a GPU), prompt caching for shared prompts, or shorter prompts lower TTFT."
+		}
 		return "Prefill dominates: enable chunked prefill and tune max_num_batched_tokens, use prefix caching for shared prompts, or a GPU with more FLOPS; consider disaggregated prefill."
 	}
 	if c.Method == MethodAtLeast || c.Method == MethodModel {

@@ -79,10 +79,10 @@ func analyzeInputs(in *runInputs) *Analysis {
 	}
 	a.Warnings = append(a.Warnings, stepWarnings(a)...)
 	for i := range a.Segments {
-		a.Segments[i].Capacity.Advice = adviceFor(a.Segments[i].Capacity, &a.Segments[i], a.GroundTruth)
+		a.Segments[i].Capacity.Advice = adviceFor(a.Segments[i].Capacity, &a.Segments[i], a.GroundTruth, sizingOf(p).gpu)
 	}
 	if a.Mix != nil {
-		a.Mix.Capacity.Advice = adviceFor(a.Mix.Capacity, a.Mix, a.GroundTruth)
+		a.Mix.Capacity.Advice = adviceFor(a.Mix.Capacity, a.Mix, a.GroundTruth, sizingOf(p).gpu)
 	}
 	a.Overall, a.OverallSource = overall(a)
 	sz := sizingOf(p)
@@ -162,7 +162,7 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 func applyBootstrap(f *Fit, c *Capacity, b bootResult, r capResult) {
 	f.BootstrapReps = b.reps
 	if f.SlotsIdentified {
-		f.SlotsCILow, f.SlotsCIHigh = ciAround(b.slots, f.Slots)
+		f.SlotsCILow, f.SlotsCIHigh, f.slotsUnlocated = slotsBand(b.slots, f.Slots)
 	}
 	if lo, hi := ci95(b.caps); !math.IsNaN(lo) && r.method == MethodMeasured {
 		c.CILow, c.CIHigh = math.Min(lo, r.value), math.Max(hi, r.value)
@@ -373,9 +373,8 @@ func stepWarnings(a *Analysis) []string {
 	}
 	for _, sa := range all {
 		for _, s := range sa.Steps {
-			if n := s.Requests + s.Cancelled; s.Cancelled > 0 && float64(s.Cancelled) > 0.05*float64(n) {
-				out = append(out, fmt.Sprintf("segment %s, load %s: %d of %d measured requests were still in flight after the grace period and were cancelled; latencies there are underestimated (lengthen ladder.grace or ladder.duration)",
-					sa.Segment, fmtNum(s.Load), s.Cancelled, n))
+			if w := cancelledWarning(sa.Segment, &s); w != "" {
+				out = append(out, w)
 			}
 			if !s.SteadyState {
 				out = append(out, fmt.Sprintf("segment %s, load %s: not in steady state: %s",
@@ -384,10 +383,20 @@ func stepWarnings(a *Analysis) []string {
 		}
 		if f := sa.Fit; f != nil && !f.SlotsIdentified {
 			w := fmt.Sprintf("segment %s: slots not identified (no step saturated the server)", sa.Segment)
-			if f.slotsFitted > 0 && f.slotsFitted < maxSlots/2 {
-				w += fmt.Sprintf("; the fit suggests at least about %.0f", f.slotsFitted)
+			// Only a fit close to the loads tested says something; far beyond them it is
+			// an unconstrained extrapolation (40,580 slots from loads 1 and 2).
+			if top := maxInFlight(sa.Steps); f.slotsFitted >= top+1 && f.slotsFitted <= projectMaxFactor*top {
+				w += fmt.Sprintf("; the fit suggests about %.0f, above the %s requests in flight at the highest load",
+					f.slotsFitted, fmtNum(roundTo(top, 1)))
 			}
 			out = append(out, w)
+		}
+		if w := fitWarning(&sa); w != "" {
+			out = append(out, w)
+		}
+		if f := sa.Fit; f != nil && f.SlotsIdentified && f.slotsUnlocated > 0.025 {
+			out = append(out, fmt.Sprintf("segment %s: the slots' band has no upper bound: %s of the bootstrap resamples saturated no step (the band shown, %.1f–%.1f, is that of the others); add loads above the knee to pin it",
+				sa.Segment, pct(f.slotsUnlocated), f.SlotsCILow, f.SlotsCIHigh))
 		}
 		last := 0.0
 		if n := len(sa.Steps); n > 0 {
@@ -414,16 +423,33 @@ func stepWarnings(a *Analysis) []string {
 // more requests (1.1×) than slots: the server saturated, so the slots are identified.
 // Steps out of steady state count too (an open loop past saturation never settles).
 func slotsObserved(steps []StepStats, slots float64) bool {
-	for _, s := range steps {
-		inFlight := s.Load
-		if s.Schedule != plan.ScheduleConcurrency {
-			inFlight = s.Rate * s.E2EMs.Mean / 1000
-		}
-		if s.E2EMs.N >= 10 && inFlight > 1.1*slots {
+	for i := range steps {
+		s := &steps[i]
+		if s.E2EMs.N >= 10 && inFlightOf(s) > 1.1*slots {
 			return true
 		}
 	}
 	return false
+}
+
+// inFlightOf is a step's requests in flight: its concurrency, or for an open loop the
+// rate × mean E2E (Little's law).
+func inFlightOf(s *StepStats) float64 {
+	if s.Schedule != plan.ScheduleConcurrency {
+		return s.Rate * s.E2EMs.Mean / 1000
+	}
+	return s.Load
+}
+
+// maxInFlight is the most requests in flight at any step with measured requests.
+func maxInFlight(steps []StepStats) float64 {
+	top := 0.0
+	for i := range steps {
+		if steps[i].E2EMs.N > 0 {
+			top = math.Max(top, inFlightOf(&steps[i]))
+		}
+	}
+	return top
 }
 
 func seedOf(p *plan.Plan) uint64 { return uint64(p.Seed) ^ 0x5eed }

@@ -48,7 +48,11 @@ func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constra
 			continue
 		}
 		out.reps++
-		out.slots = append(out.slots, rf.eval.m.c)
+		c := rf.eval.m.c // +Inf when this resample's fit did not locate the slots
+		if c >= maxSlots/2 || !slotsObserved(rep, c) {
+			c = math.Inf(1)
+		}
+		out.slots = append(out.slots, c)
 		out.caps = append(out.caps, capacityOf(rep, cons, maxErr, rf, project).value)
 		for j, l := range loads {
 			if cp, ok := curvePoint(rf, l); ok {
@@ -101,4 +105,23 @@ func ciAround(xs []float64, point float64) (float64, float64) {
 		return point, point
 	}
 	return math.Min(lo, point), math.Max(hi, point)
+}
+
+// slotsBand is the 95% band of the bootstrap's slot counts around point, over the
+// resamples that located the slots (as buildFit identifies them): a resample whose fit
+// saturated no step has no slot count (+Inf, or the maxSlots sentinel). unlocated is the share of such resamples;
+// above 2.5% the band has no upper bound at 95%, and the band shown is that of the
+// resamples that located them.
+func slotsBand(xs []float64, point float64) (lo, hi, unlocated float64) {
+	kept := make([]float64, 0, len(xs))
+	for _, x := range xs {
+		if x < maxSlots/2 {
+			kept = append(kept, x)
+		}
+	}
+	if len(xs) > 0 {
+		unlocated = float64(len(xs)-len(kept)) / float64(len(xs))
+	}
+	lo, hi = ciAround(kept, point)
+	return lo, hi, unlocated
 }

@@ -111,16 +111,45 @@ func errorsAdvice(c Capacity) string {
 }
 
 // noMeasuredEvidence explains a ladder without measured requests: "no measured requests
-// (all 12 requests fell in the warm-up)".
+// (all 12 requests fell in the warm-up)", or, when the measured requests were all cut
+// off at the end of the grace period, "no measured request completed (all 3 were still
+// waiting for their first token when the grace period ended and were cancelled)".
 func noMeasuredEvidence(steps []StepStats) string {
-	warm := 0
+	warm, cut, noFirst := 0, 0, 0
 	for i := range steps {
 		warm += steps[i].WarmupRequests
+		cut += steps[i].Cancelled
+		noFirst += steps[i].cancelledNoFirst
 	}
-	if warm > 0 {
+	switch {
+	case cut > 0 && noFirst == cut:
+		return fmt.Sprintf("no measured request completed (all %s were still waiting for their first token when the grace period ended and were cancelled)", commaInt(float64(cut)))
+	case cut > 0:
+		return fmt.Sprintf("no measured request completed (all %s were still in flight when the grace period ended and were cancelled, %s of them without a first token)",
+			commaInt(float64(cut)), commaInt(float64(noFirst)))
+	case warm > 0:
 		return fmt.Sprintf("no measured requests (all %s requests fell in the warm-up)", commaInt(float64(warm)))
 	}
 	return "no measured requests"
+}
+
+// noDataAdvice says what to do about a ladder without measured requests, by its cause.
+func noDataAdvice(steps []StepStats) string {
+	cut, noFirst, warm := 0, 0, 0
+	for i := range steps {
+		cut += steps[i].Cancelled
+		noFirst += steps[i].cancelledNoFirst
+		warm += steps[i].WarmupRequests
+	}
+	switch {
+	case cut > 0 && noFirst == cut:
+		return "The server accepted the requests but never answered them: check that it is up and not stuck (its log), and set target.first_byte_timeout so such requests fail as timeouts instead of waiting out the grace period."
+	case cut > 0:
+		return "Requests take longer than the window and its grace period: lengthen ladder.duration and ladder.grace, or check the server for stalled streams."
+	case warm > 0:
+		return "Lengthen the steps (ladder.duration) or shorten the warm-up."
+	}
+	return "No step has measured requests: nothing to advise on."
 }
 
 // speedUpOf returns the simulator's speed_up from run.json's target settings (else the

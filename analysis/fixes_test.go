@@ -115,17 +115,17 @@ func TestQueueAdviceUsesKVEvidence(t *testing.T) {
 		return &SegmentAnalysis{Steps: steps, Fit: &Fit{Slots: 15.6}}
 	}
 	q := Capacity{Method: MethodMeasured, Bottleneck: RegimeQueue}
-	got := adviceFor(q, seg(0.42, 0), ground)
+	got := adviceFor(q, seg(0.42, 0), ground, "")
 	for _, want := range []string{"16 slots", "42%", "raising max_num_seqs above 16 is likely safe", "before buying more GPUs"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("roomy KV advice %q lacks %q", got, want)
 		}
 	}
-	if got := adviceFor(q, seg(0.42, 0), nil); !strings.Contains(got, "about 16 slots") {
+	if got := adviceFor(q, seg(0.42, 0), nil, ""); !strings.Contains(got, "about 16 slots") {
 		t.Errorf("advice without ground truth %q does not use the fitted 15.6 slots", got)
 	}
 	for _, kv := range [][2]float64{{0.97, 0}, {0.5, 3}} {
-		got := adviceFor(q, seg(kv[0], kv[1]), ground)
+		got := adviceFor(q, seg(kv[0], kv[1]), ground, "")
 		want := fmt.Sprintf("The KV cache is the limit (peak %.0f%% full, %.0f preemptions)", 100*kv[0], kv[1])
 		if !strings.Contains(got, want) || strings.Contains(got, "likely safe") {
 			t.Errorf("KV %v: advice %q lacks %q", kv, got, want)

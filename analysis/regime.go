@@ -145,6 +145,11 @@ func bottleneckOf(r capResult, steps []StepStats, sf segFit) (string, string) {
 		s := &steps[r.fail]
 		return s.Regime, fmt.Sprintf("at load %s: %s", fmtNum(s.Load), s.RegimeEvidence)
 	}
+	if r.method == MethodAtLeast {
+		// Every step met the SLA: no bound was reached, so none can be named as binding
+		// (the model's queue at the highest load is a prediction, not a measured limit).
+		return RegimeNone, atLeastEvidence(steps)
+	}
 	b := strings.ToLower(r.binding)
 	if sf.ok {
 		m := sf.eval.m
@@ -180,4 +185,16 @@ func belowFirstStepEvidence(s *StepStats) string {
 		v = "the SLA fails"
 	}
 	return fmt.Sprintf("%s (at load %s: %s)", what, fmtNum(s.Load), v)
+}
+
+// atLeastEvidence explains a ladder whose every step met the SLA: no bottleneck was
+// reached, with the regime the highest step already shows when it has one.
+func atLeastEvidence(steps []StepStats) string {
+	e := "no bottleneck reached"
+	if n := len(steps); n > 0 {
+		if s := &steps[n-1]; s.Regime != RegimeNone && s.Regime != "" {
+			e += fmt.Sprintf(" (load %s, the highest tested, already shows the %s regime: %s)", fmtNum(s.Load), s.Regime, s.RegimeEvidence)
+		}
+	}
+	return e
 }

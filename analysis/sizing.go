@@ -237,8 +237,8 @@ func answerSentence(a *Analysis, sz sizing) string {
 	}
 	switch {
 	case c.Method == MethodNoData:
-		return fmt.Sprintf("%s%s: %s, so there is no capacity verdict; lengthen the steps (ladder.duration) or shorten the warm-up.",
-			who, src, orDash(c.BottleneckEvidence)) + speedUpNote(a)
+		return fmt.Sprintf("%s%s has no capacity verdict: %s. %s", who, src, orDash(c.BottleneckEvidence),
+			c.Advice) + speedUpNote(a)
 	case c.Bottleneck == RegimeErrors && c.Method == MethodBelowFirstStep:
 		return fmt.Sprintf("%s%s cannot be sized: %s (error-rate bound %s) — fix the target before capacity can be measured.",
 			who, src, c.BottleneckEvidence, strings.TrimPrefix(c.LimitingConstraint, "error rate ≤ ")) + speedUpNote(a)
@@ -287,6 +287,11 @@ func loadPhrase(a *Analysis) string {
 		inFlight = "about " + fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)) + " requests in flight"
 	}
 	var notes []string
+	if x := c.MaxConcurrencyWithinSLA; a.Schedule != plan.ScheduleRate && c.Method == MethodMeasured &&
+		x-math.Floor(x+1e-9) >= 0.005 {
+		// Users are whole: the answer floors the interpolated capacity that tables show.
+		notes = append(notes, fmt.Sprintf("capacity %.2f between the steps tested, rounded down", x))
+	}
 	switch c.Method {
 	case MethodAtLeast:
 		load = "at least " + load

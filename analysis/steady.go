@@ -25,6 +25,16 @@ const (
 func steadyState(s *StepStats, sm *stepSamples) (bool, string) {
 	done := s.Requests - s.Errors
 	need, what := requiredCompletions(s)
+	switch {
+	case done == 0 && s.Errors > 0:
+		return false, fmt.Sprintf("no request succeeded (%s failed: %s), so there is no steady state to judge",
+			pct(s.ErrorRate), errorBreakdown(s.ErrorClasses, s.ErrorSamples))
+	case done == 0 && s.Cancelled > 0:
+		return false, fmt.Sprintf("no measured request completed (%s cancelled at the end of the grace period, %s without a first token), so there is no steady state to judge",
+			commaInt(float64(s.Cancelled)), commaInt(float64(s.cancelledNoFirst)))
+	case done < need && float64(s.Errors) > 0.1*float64(s.Requests):
+		return false, fmt.Sprintf("only %d requests succeeded (< %s = %d): %s of the requests failed", done, what, need, pct(s.ErrorRate))
+	}
 	if done < need {
 		return false, fmt.Sprintf("only %d requests completed (< %s = %d): the window is too short for this load",
 			done, what, need)

@@ -47,6 +47,9 @@ func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples, co
 		// Still in flight when the grace period ended: cut off by the step protocol, not
 		// failed by the server. Counted apart, outside the error rate (as AIPerf does).
 		s.Cancelled++
+		if q.firstNs == 0 {
+			s.cancelledNoFirst++
+		}
 		return
 	}
 	s.Requests++

@@ -30,8 +30,12 @@ func PrintSummary(w io.Writer, a *Analysis) error {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "GPU\tprojected\tusers/replica\ttarget users\treplicas\tGPUs\t$/month\t$/M out tok\t")
 		for _, r := range a.WhatIf {
-			fmt.Fprintf(tw, "%s\t%v\t%.1f\t%d\t%d\t%d\t%.0f\t%.2f\t\n", r.GPU, r.Projected, r.UsersPerReplica,
-				r.TargetUsers, r.Replicas, r.GPUs, r.CostPerMonthUSD, r.CostPerMOutputUSD)
+			projected := "no"
+			if r.Projected {
+				projected = "yes"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%d\t%d\t%d\t%s\t%s\t\n", r.GPU, projected, r.UsersPerReplica,
+				r.TargetUsers, r.Replicas, r.GPUs, moneyOrDash(r.CostPerMonthUSD, 0), moneyOrDash(r.CostPerMOutputUSD, 2))
 		}
 		tw.Flush()
 	}
@@ -70,8 +74,8 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 		if f.SlotsIdentified {
 			slots = fmt.Sprintf("%.1f slots [%.1f, %.1f], max %.2f req/s", f.Slots, f.SlotsCILow, f.SlotsCIHigh, f.ServiceRate)
 		}
-		fmt.Fprintf(w, "Model: %s, base TTFT %.0f ms, ITL %.2f + %.3f·batch ms, R² %.3f (%d bootstrap reps)\n",
-			slots, f.BaseTTFTMs, f.DecodeBaseMs, f.DecodePerSeqMs, f.R2, f.BootstrapReps)
+		fmt.Fprintf(w, "Model: %s, base TTFT %.0f ms, %s, %s (%d bootstrap reps)\n",
+			slots, f.BaseTTFTMs, itlModelText(sa.Steps, f), r2Text(f.R2), f.BootstrapReps)
 	}
 	c := sa.Capacity
 	what := fmt.Sprintf("max concurrency %.1f", c.MaxConcurrencyWithinSLA)
@@ -135,4 +139,37 @@ func (e *errWriter) Write(p []byte) (int, error) {
 		e.err = err
 	}
 	return n, nil
+}
+
+// moneyOrDash renders a price with the given decimals, or "–" when none was computed
+// (no report.gpu_hour_usd): 0 would read as free.
+func moneyOrDash(usd float64, decimals int) string {
+	if usd <= 0 {
+		return "–"
+	}
+	if decimals == 0 {
+		return commaInt(usd)
+	}
+	return fmt.Sprintf("%.*f", decimals, usd)
+}
+
+// itlModelText is the fitted ITL(batch) line, or why there is none: with no ITL at
+// any step (a server that does not stream sends the reply in one piece, and a 1-token
+// reply has no inter-token gap) the decode fit is 0 + 0·batch, which means nothing.
+func itlModelText(steps []StepStats, f *Fit) string {
+	for i := range steps {
+		if steps[i].ITLMs.N > 0 {
+			return fmt.Sprintf("ITL %.2f + %.3f·batch ms", f.DecodeBaseMs, f.DecodePerSeqMs)
+		}
+	}
+	return "ITL not measured (no streamed tokens: the server did not stream, or replies had one token)"
+}
+
+// r2Text renders R² of the TTFT fit, explaining a negative one: the model predicts the
+// steps' TTFT p95 worse than their mean (often when TTFT hardly varies with load).
+func r2Text(r2 float64) string {
+	if r2 < 0 {
+		return fmt.Sprintf("R² %.2f (no fit: worse than the mean TTFT p95)", r2)
+	}
+	return fmt.Sprintf("R² %.3f", r2)
 }

@@ -92,6 +92,9 @@ type StepStats struct {
 	MixShare float64 `json:"mix_share,omitempty"`
 	// mixE2EMs is the mix step's mean E2E (ms) when MixShare > 0.
 	mixE2EMs float64
+	// cancelledNoFirst counts the Cancelled requests that had no first token yet (the
+	// server never answered them within the grace period).
+	cancelledNoFirst int
 
 	IntendedPromptTokensMean float64 `json:"intended_prompt_tokens_mean"`
 	PromptTokensMean         float64 `json:"prompt_tokens_mean"`
@@ -149,6 +152,9 @@ type Fit struct {
 	ResidualLoads []float64 `json:"residual_loads"`
 	// slotsFitted is the fitted slot count even when not identified (a lower bound).
 	slotsFitted float64
+	// slotsUnlocated is the share of bootstrap resamples whose fit saturated no step
+	// (their slot count is unknown; SlotsCILow/High leave them out).
+	slotsUnlocated float64
 	// BootstrapReps is the number of bootstrap resamples behind the intervals.
 	BootstrapReps int `json:"bootstrap_reps"`
 	// Curve is the model's predicted TTFT p95 / ITL p50 over a load grid (for charts).
