@@ -120,7 +120,7 @@ func TestKneeKernelsEndToEnd(t *testing.T) {
 		}
 	}
 	md := readFile(t, filepath.Join(dir, report.FileMarkdown))
-	for _, s := range []string{"## Where GPU time goes at the knee", "the knee: the first captured step that broke the SLA",
+	for _, s := range []string{"## Where GPU time goes at the knee", "— the knee**", "The knee: the first captured step that broke the SLA.",
 		"gemm " + pctText(wantShares[ClassGEMM]), want[0].Name, "Other captured steps"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("summary.md lacks %q", s)

@@ -51,13 +51,29 @@ func profileDir(k analysis.KernelSummary) string {
 	return "profiles/" + k.Dir
 }
 
-// captureTitle names a capture's step, e.g. "chat @ 16 concurrency (step 3) — the knee: …".
+// captureTitle names a capture's step, e.g. "chat @ 16 concurrency (step 3) — the knee".
 func captureTitle(a *analysis.Analysis, k analysis.KernelSummary) string {
 	t := fmt.Sprintf("%s @ %s %s (step %d)", orDash(k.Segment), loadText(k.Load), loadName(a), k.Step)
 	if k.Knee {
-		t += " — the knee: " + k.KneeReason
+		t += " — the knee"
 	}
 	return t
+}
+
+// kneeText says why a knee capture is the knee ("" for other captures).
+func kneeText(k analysis.KernelSummary) string {
+	if !k.Knee || k.KneeReason == "" {
+		return ""
+	}
+	return "The knee: " + k.KneeReason + ". "
+}
+
+// othersHeading titles the one-line captures: "Other captured steps" after full ones.
+func othersHeading(full bool) string {
+	if full {
+		return "Other captured steps"
+	}
+	return "Captured steps"
 }
 
 // classShareText lists a capture's kernel classes by share, largest first.
@@ -130,7 +146,7 @@ func kernelSection(in *input) []core.Row {
 			others = append(others, k)
 			continue
 		}
-		rows = append(rows, subheading(captureTitle(a, k)), para(captureSummaryText(k, false)+" Profile: "+profileDir(k)+"."))
+		rows = append(rows, subheading(captureTitle(a, k)), para(kneeText(k)+captureSummaryText(k, false)+" Profile: "+profileDir(k)+"."))
 		if hdr, data := captureTable(k); len(data) > 0 {
 			sizes := []int{11, 4, 3, 3, 3}
 			if len(k.Top) == 0 {
@@ -140,7 +156,7 @@ func kernelSection(in *input) []core.Row {
 		}
 	}
 	if len(others) > 0 {
-		rows = append(rows, subheading("Other captured steps"))
+		rows = append(rows, subheading(othersHeading(len(others) < len(a.Kernels))))
 		for _, k := range others {
 			rows = append(rows, para(captureTitle(a, k)+": "+captureSummaryText(k, true), props.Text{Size: 8.5, Top: 0.5, Bottom: 0.5}))
 		}
@@ -161,7 +177,7 @@ func writeMarkdownKernels(b *strings.Builder, a *analysis.Analysis) {
 			others = append(others, k)
 			continue
 		}
-		fmt.Fprintf(b, "\n**%s**\n\n%s Profile: `%s`.\n", mdEscape(captureTitle(a, k)), mdEscape(captureSummaryText(k, false)), profileDir(k))
+		fmt.Fprintf(b, "\n**%s**\n\n%s Profile: `%s`.\n", mdEscape(captureTitle(a, k)), mdEscape(kneeText(k)+captureSummaryText(k, false)), profileDir(k))
 		hdr, data := captureTable(k)
 		if len(data) == 0 {
 			continue
@@ -175,7 +191,7 @@ func writeMarkdownKernels(b *strings.Builder, a *analysis.Analysis) {
 		}
 	}
 	if len(others) > 0 {
-		b.WriteString("\nOther captured steps:\n\n")
+		fmt.Fprintf(b, "\n%s:\n\n", othersHeading(len(others) < len(a.Kernels)))
 		for _, k := range others {
 			fmt.Fprintf(b, "- %s: %s\n", mdEscape(captureTitle(a, k)), mdEscape(captureSummaryText(k, true)))
 		}
