@@ -80,13 +80,14 @@ type StepStats struct {
 	// fewer than N requests are in flight. For a segment analysed from the mix's records
 	// it is MixShare × the mix step's steady-state throughput.
 	LittleThroughputRps float64 `json:"little_throughput_rps"`
-	// AchievedRateRps (open loop) is the completion rate while load was offered: the
-	// step's successful requests (any phase) ending in [first, last] measure-phase send,
-	// per second of that span; 0 when unknown. Below 0.9 × the send rate over
-	// the same span the step is saturated and LittleThroughputRps is this rate instead
-	// of the offered one.
+	// AchievedRateRps (open loop) is the rate in req/s at which the server completed
+	// the requests sent in the measurement window (phase measure or grace): the send
+	// rate × the departure rate of their successful requests over the arrival rate,
+	// each over its inner ranks, at most the send rate (see achievedRate); 0 when
+	// unknown. Below 0.9 × the send rate the step is saturated and LittleThroughputRps
+	// is this rate instead of the offered one.
 	AchievedRateRps float64 `json:"achieved_rate_rps,omitempty"`
-	sentRateRps     float64 // measure-phase sends per second over the same span
+	sentRateRps     float64 // the window's sends per second, (n − 1) / send span
 	// MixShare is, for a segment analysed from the mix's records (ladder.per_segment
 	// false), its share of the mix step's measured requests; 0 for a step of its own.
 	MixShare float64 `json:"mix_share,omitempty"`
