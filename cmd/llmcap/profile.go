@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,42 +145,106 @@ func convertReport(ctx context.Context, w io.Writer, in, out, phase, nsysPath st
 
 func newProfileTopCmd() *cobra.Command {
 	var n int
+	var nsysPath string
 	cmd := &cobra.Command{
-		Use:     "top KERNELS.csv|CAPTURE_DIR",
-		Short:   "List the top GPU kernels and the GPU time share of each kernel class",
-		Example: "  llmcap profile top runs/demo/profiles/step-003-short-c16\n  llmcap profile top stats_cuda_gpu_kern_sum.csv",
-		Args:    cobra.ExactArgs(1),
+		Use:   "top KERNELS.csv|CAPTURE_DIR|REPORT.nsys-rep",
+		Short: "List the top GPU kernels and the GPU time share of each kernel class",
+		Example: "  llmcap profile top runs/demo/profiles/step-003-short-c16\n  llmcap profile top stats_cuda_gpu_kern_sum.csv\n" +
+			"  llmcap profile top capture.nsys-rep   # runs nsys stats into a temporary directory",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			kr, err := loadKernels(args[0])
+			kr, err := loadKernels(cmd.Context(), args[0], nsysPath)
 			if err != nil {
-				return fmt.Errorf("profile top: %w", err)
+				return fmt.Errorf("profile top %s: %w", args[0], err)
 			}
 			printKernels(cmd.OutOrStdout(), kr, n)
 			return nil
 		},
 	}
 	cmd.Flags().IntVarP(&n, "n", "n", 15, "kernels to list")
+	cmd.Flags().StringVar(&nsysPath, "nsys", "", "nsys binary for .nsys-rep input (default: $PATH, /usr/lib/nsight-systems…)")
 	return cmd
 }
 
-// loadKernels reads kernels.json from a capture directory, or classifies a CSV table.
-func loadKernels(path string) ([]profiles.KernelRow, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		b, err := os.ReadFile(filepath.Join(path, profiles.FileKernelsJSON))
-		if err != nil {
-			return nil, err
-		}
-		var kr []profiles.KernelRow
-		if err := json.Unmarshal(b, &kr); err != nil {
-			return nil, fmt.Errorf("%s: %w", profiles.FileKernelsJSON, err)
-		}
-		return kr, nil
-	}
-	rows, err := profiles.ReadStatsCSV(path)
+// loadKernels reads the classified kernels of path: a capture directory's
+// kernels.json, an nsys stats CSV table, or an .nsys-rep/.qdstrm report (converted
+// with nsys into a temporary directory). Anything that yields no kernel is an error
+// saying what was expected.
+func loadKernels(ctx context.Context, path, nsysPath string) ([]profiles.KernelRow, error) {
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	return profiles.KernelRows(rows), nil
+	var kr []profiles.KernelRow
+	lower := strings.ToLower(path)
+	switch {
+	case st.IsDir():
+		if kr, err = readKernelsJSON(filepath.Join(path, profiles.FileKernelsJSON)); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("not a capture directory: it has no %s", profiles.FileKernelsJSON)
+		} else if err != nil {
+			return nil, err
+		}
+		if len(kr) == 0 {
+			return nil, fmt.Errorf("the capture has no GPU kernels (%s is empty: a CPU-only target?)", profiles.FileKernelsJSON)
+		}
+	case strings.HasSuffix(lower, ".csv"):
+		rows, err := profiles.ReadStatsCSV(path)
+		if err != nil {
+			return nil, err
+		}
+		if kr = profiles.KernelRows(rows); len(kr) == 0 {
+			return nil, errors.New("no kernel rows: not an nsys stats table (it needs Name and Total Time columns, " +
+				"as in cuda_gpu_kern_sum.csv from nsys stats --format csv), or an empty one")
+		}
+	case strings.HasSuffix(lower, ".nsys-rep") || strings.HasSuffix(lower, ".qdstrm"):
+		return reportKernels(ctx, path, nsysPath)
+	default:
+		return nil, errors.New("not a kernels table: want an nsys stats CSV (e.g. cuda_gpu_kern_sum.csv), " +
+			"a capture directory (with kernels.json) or an .nsys-rep report")
+	}
+	return kr, nil
+}
+
+// readKernelsJSON reads a kernels.json file.
+func readKernelsJSON(path string) ([]profiles.KernelRow, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var kr []profiles.KernelRow
+	if err := json.Unmarshal(b, &kr); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	return kr, nil
+}
+
+// reportKernels converts an nsys report into a temporary directory and returns its
+// kernels (an error when the report has no GPU kernel data).
+func reportKernels(ctx context.Context, rep, nsysPath string) ([]profiles.KernelRow, error) {
+	nsys, err := profiles.FindNsys(nsysPath)
+	if err != nil {
+		return nil, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	tmp, err := os.MkdirTemp("", "llmcap-top-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	abs, _ := filepath.Abs(rep)
+	sum, err := profiles.ConvertReport(ctx, profiles.NewNsys(nsys), abs, tmp, profiles.Summary{Step: -1, Phase: "capture"})
+	if err != nil {
+		return nil, err
+	}
+	if sum.GPUTimeNs == 0 {
+		return nil, errors.New("the report has no GPU kernel data (convert it with llmcap profile convert for its CPU-side profiles)")
+	}
+	if kr, err := readKernelsJSON(filepath.Join(tmp, profiles.FileKernelsJSON)); err == nil && len(kr) > 0 {
+		return kr, nil
+	}
+	return sum.Top, nil
 }
 
 // printKernels prints class shares and the top n kernels.
