@@ -173,7 +173,7 @@ func (la *launched) startProcess(argv, env []string, logPath string) error {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return fmt.Errorf("start %q: %w", argv[0], err)
@@ -270,7 +270,7 @@ func (c *Capturer) stopLaunchedOnce(la *launched) error {
 	}
 	if la.info.Session != "" {
 		for _, pid := range sessionAgents(la.info.Session) { // left behind by a hung stop
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			_ = sendSignal(pid, syscall.SIGKILL)
 		}
 	}
 	if err := la.write(); err != nil {
@@ -282,7 +282,7 @@ func (c *Capturer) stopLaunchedOnce(la *launched) error {
 // killTree signals the launch process group and every server-tree pid seen (nsys
 // gives the server its own process group).
 func (la *launched) killTree(sig syscall.Signal) {
-	_ = syscall.Kill(-la.cmd.Process.Pid, sig)
+	_ = sendSignal(-la.cmd.Process.Pid, sig)
 	la.mu.Lock()
 	pids := make([]int, 0, len(la.tree))
 	for pid := range la.tree {
@@ -290,7 +290,7 @@ func (la *launched) killTree(sig syscall.Signal) {
 	}
 	la.mu.Unlock()
 	for _, pid := range pids {
-		_ = syscall.Kill(pid, sig)
+		_ = sendSignal(pid, sig)
 	}
 }
 

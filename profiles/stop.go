@@ -187,7 +187,7 @@ func (w *stopWatch) describe() string {
 func killSessionAgents(session string, grace time.Duration) int {
 	pids := sessionAgents(session)
 	for _, pid := range pids {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
+		_ = sendSignal(pid, syscall.SIGTERM)
 	}
 	deadline := time.Now().Add(grace)
 	for _, pid := range pids {
@@ -195,7 +195,7 @@ func killSessionAgents(session string, grace time.Duration) int {
 			time.Sleep(20 * time.Millisecond)
 		}
 		if pidAlive(pid) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			_ = sendSignal(pid, syscall.SIGKILL)
 		}
 	}
 	return len(pids)
