@@ -56,9 +56,9 @@ func noData(format string, args ...any) error {
 func chartMissingText(c Chart) string {
 	var nd *noDataError
 	if errors.As(c.Err, &nd) {
-		return fmt.Sprintf("(No %s chart: %s.)", chartLabel(c), nd.reason)
+		return fmt.Sprintf("(%s: no chart, because %s.)", chartLabel(c), nd.reason)
 	}
-	return fmt.Sprintf("(The %s chart could not be drawn from this run's data.)", chartLabel(c))
+	return fmt.Sprintf("(%s: the chart could not be drawn from this run's data.)", chartLabel(c))
 }
 
 // chartLabel names a chart in prose: its title, else its file name.

@@ -1,12 +1,15 @@
 package report
 
 import (
+	"archive/zip"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xuri/excelize/v2"
 
 	"github.com/llmcap/llmcap/analysis"
 	"github.com/llmcap/llmcap/sweep"
@@ -149,5 +152,46 @@ func TestRunDirText(t *testing.T) {
 		if got := runDirText(&input{dir: dir, a: a}); got != want {
 			t.Errorf("runDirText(%q) = %q, want %q", dir, got, want)
 		}
+	}
+}
+
+// TestAllFailedWorkbookCharts: the workbook's Charts sheet says why it has no chart.
+func TestAllFailedWorkbookCharts(t *testing.T) {
+	a := fxAllFailed()
+	dir := fxWriteRunDir(t, a, 0)
+	if err := Write(dir, a, []string{"xlsx"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(filepath.Join(dir, FileXLSX))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := zip.OpenReader(filepath.Join(dir, FileXLSX))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	charts := 0
+	for _, zf := range zr.File {
+		if strings.HasPrefix(zf.Name, "xl/charts/") {
+			charts++
+		}
+	}
+	if v, _ := f.GetCellValue(SheetCharts, "A1"); v != noSuccessText+"." || charts != 0 {
+		t.Errorf("Charts!A1 = %q with %d chart parts, want the no-success sentence and none", v, charts)
+	}
+}
+
+// TestChartMissingText: a chart without data is explained in words, a drawing error
+// never shows its Go text.
+func TestChartMissingText(t *testing.T) {
+	nd := Chart{Title: "ITL vs load: s", Err: noData("no request produced two or more tokens")}
+	if got := chartMissingText(nd); got != "(ITL vs load: s: no chart, because no request produced two or more tokens.)" {
+		t.Errorf("no-data note = %q", got)
+	}
+	draw := Chart{Title: "TTFT vs load: s", Err: errors.New("draw chart: Values must be greater than 0 for a log scale.")}
+	if got := chartMissingText(draw); strings.Contains(got, "log scale") || !strings.Contains(got, "TTFT vs load: s") {
+		t.Errorf("drawing-error note = %q", got)
 	}
 }

@@ -256,6 +256,9 @@ func writeChartsSheet(f *excelize.File, a *analysis.Analysis) error {
 	if len(names) == 0 {
 		return f.SetCellValue(SheetCharts, "A1", "No steps to chart.")
 	}
+	if !anySucceeded(a) {
+		return f.SetCellValue(SheetCharts, "A1", noSuccessText+".")
+	}
 	logX := !isRate(a)
 	for _, seg := range allSegments(a) {
 		for _, s := range seg.Steps {
