@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,9 +17,15 @@ var longSim = vsim{slots: 64, d0: 8, d1: 0.01, prompt: 200, output: 500, windowS
 // openRun simulates an open-loop ladder of one segment and analyses it.
 func openRun(t *testing.T, v vsim, rates []float64) *Analysis {
 	t.Helper()
+	return openRunSLA(t, v, rates, 1e7)
+}
+
+// openRunSLA is openRun with a TTFT p95 bound of ttftMs.
+func openRunSLA(t *testing.T, v vsim, rates []float64, ttftMs float64) *Analysis {
+	t.Helper()
 	p := plan.Plan{Name: "open", Seed: 3, Segments: []plan.Segment{{Name: "longout", Weight: 1}},
 		Ladder: plan.Ladder{Rate: rates, Duration: time.Duration(v.windowS * float64(time.Second))},
-		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": 1e7}, ThinkTime: 10 * time.Second},
+		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": ttftMs}, ThinkTime: 10 * time.Second},
 		Report: plan.Report{TargetUsers: []int{1000}}}
 	var recs []sweep.Record
 	for _, s := range p.Steps() {
@@ -68,5 +75,22 @@ func TestAchievedRateFindsTheServiceRate(t *testing.T) {
 			near(t, name, s.AchievedRateRps, 4/4.05, 0.15)
 			near(t, name+" = throughput", s.LittleThroughputRps, s.AchievedRateRps, 0)
 		}
+	}
+}
+
+// TestSaturatedFirstRateIsNotCalledUnloaded: a server that cannot keep up with the
+// lowest rate tested misses the SLA because it is saturated; the answer says so and
+// asks for lower rates (it said "the SLA is below the unloaded latency … no number of
+// replicas meets it").
+func TestSaturatedFirstRateIsNotCalledUnloaded(t *testing.T) {
+	v := longSim
+	v.slots, v.windowS = 4, 30
+	a := openRunSLA(t, v, []float64{2, 3}, 500)
+	c := a.Overall
+	t.Logf("answer: %s\nadvice: %s", a.Answer, c.Advice)
+	if c.Method != MethodBelowFirstStep || !strings.Contains(a.Answer, saturatedFirstStep) ||
+		!strings.Contains(a.Answer, "test lower rates") || strings.Contains(a.Answer, "unloaded") ||
+		strings.Contains(a.Answer, "no number of replicas") || strings.Contains(c.Advice, "cannot help") {
+		t.Errorf("capacity %+v\nanswer %q", c, a.Answer)
 	}
 }

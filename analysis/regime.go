@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/llmcap/llmcap/plan"
 )
 
 // Regime thresholds: a metric "rises" when it exceeds the lightest step's by these factors.
@@ -173,11 +175,19 @@ func bottleneckOf(r capResult, steps []StepStats, sf segFit) (string, string) {
 	return RegimeNone, "no bottleneck reached"
 }
 
+// saturatedFirstStep opens the evidence of an open loop saturated at its lowest rate.
+const saturatedFirstStep = "the server is saturated already at the lowest rate tested"
+
 // belowFirstStepEvidence explains an SLA that fails at the lowest load: no saturation
 // limits it, the SLA is tighter than the deployment's (nearly) unloaded latency.
 func belowFirstStepEvidence(s *StepStats) string {
 	what := "the SLA is below the latency at the lowest load tested"
-	if s.Load <= 1 {
+	switch {
+	case s.Schedule == plan.ScheduleRate && s.AchievedRateRps > 0 && s.LittleThroughputRps < s.Rate:
+		// An open loop the server cannot keep up with is saturated, not unloaded.
+		what = fmt.Sprintf("%s (it completed %.2f of %.2f requests/s offered)", saturatedFirstStep,
+			s.AchievedRateRps, s.sentRateRps)
+	case s.Schedule != plan.ScheduleRate && s.Load <= 1:
 		what = "the SLA is below the unloaded latency"
 	}
 	v := strings.Join(s.SLAViolations, ", ")
