@@ -28,7 +28,8 @@ func PrintSummary(w io.Writer, a *Analysis) error {
 	}
 	if len(a.WhatIf) > 0 {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "GPU\tprojected\tusers/replica\ttarget users\treplicas\tGPUs\t$/month\t$/M out tok\t")
+		units := deviceNoun(a.WhatIf[0].GPU) + "s" // "machines" for a CPU server
+		fmt.Fprintf(tw, "GPU\tprojected\tusers/replica\ttarget users\treplicas\t%s\t$/month\t$/M out tok\t\n", units)
 		for _, r := range a.WhatIf {
 			projected := "no"
 			if r.Projected {
