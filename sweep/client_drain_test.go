@@ -36,7 +36,7 @@ func TestClientDrainAfterDone(t *testing.T) {
 		return took
 	}
 	// The body's end comes 150 ms after [DONE]: Do does not wait for it.
-	if took := do("late end"); took > 120*time.Millisecond {
+	if took := do("late end"); took > 140*time.Millisecond {
 		t.Errorf("late end: Do took %v, want it to return at [DONE] (~25 ms)", took)
 	}
 	time.Sleep(300 * time.Millisecond) // the background drain ends the body

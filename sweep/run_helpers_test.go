@@ -99,7 +99,7 @@ func (s *rtServer) complete(w http.ResponseWriter, r *http.Request) {
 	if strings.TrimSpace(prompt) == preflightPrompt {
 		s.probes++ // the sweep's preflight probe is not load
 		s.mu.Unlock()
-		s.stream(w, r, prompt, 1)
+		s.stream(w, r, prompt, 1, func() {})
 		return
 	}
 	s.inflight++
@@ -109,16 +109,23 @@ func (s *rtServer) complete(w http.ResponseWriter, r *http.Request) {
 	s.started = append(s.started, time.Now())
 	s.auth = r.Header.Get("Authorization")
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.inflight--
-		s.mu.Unlock()
-	}()
-	s.stream(w, r, prompt, max(body.MaxTokens, 1))
+	// The request leaves the server's count as its answer is complete, before [DONE] (as
+	// an engine's batch does): the client may send its next request on [DONE].
+	var once sync.Once
+	finished := func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.inflight--
+			s.mu.Unlock()
+		})
+	}
+	defer finished()
+	s.stream(w, r, prompt, max(body.MaxTokens, 1), finished)
 }
 
-// stream answers n one-word chunks, a usage chunk and [DONE].
-func (s *rtServer) stream(w http.ResponseWriter, r *http.Request, prompt string, n int) {
+// stream answers n one-word chunks, a usage chunk and [DONE]; finished is called just
+// before [DONE] is written.
+func (s *rtServer) stream(w http.ResponseWriter, r *http.Request, prompt string, n int, finished func()) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	fl := w.(http.Flusher)
 	ctx := r.Context()
@@ -138,6 +145,7 @@ func (s *rtServer) stream(w http.ResponseWriter, r *http.Request, prompt string,
 	fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n")
 	fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d}}\n\n",
 		len(strings.Fields(prompt)), n)
+	finished()
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	fl.Flush()
 }
