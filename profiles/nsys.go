@@ -187,9 +187,14 @@ func (n *Nsys) ReportNames(ctx context.Context) (ReportNames, error) {
 
 // Stats runs `nsys stats --format csv` for reports on rep (.nsys-rep or .sqlite) and
 // returns report name → CSV path (prefix_<report>.csv). A report nsys skipped for lack
-// of data is an empty file.
+// of data is an empty file. For a .nsys-rep it passes --force-export true: without it
+// nsys reuses an existing <rep>.sqlite beside the report, e.g. one exported from an
+// earlier (interrupted) capture of the same step, and summarises stale data.
 func (n *Nsys) Stats(ctx context.Context, rep, prefix string, reports []string) (map[string]string, error) {
 	args := []string{"stats", "--format", "csv", "--force-overwrite", "true", "--output", prefix}
+	if !strings.HasSuffix(rep, ".sqlite") { // nsys rejects --force-export on a .sqlite input
+		args = append(args, "--force-export", "true")
+	}
 	for _, r := range reports {
 		args = append(args, "--report", r)
 	}

@@ -224,6 +224,12 @@ func (c *Capturer) BeforeMeasure(ctx context.Context, step plan.Step, runDir str
 	}
 	rel := StepDir(step)
 	dir := filepath.Join(runDir, rel)
+	// A resumed sweep re-measures a step an interrupted run may have captured already:
+	// start from an empty directory so none of its files (the .sqlite nsys exported,
+	// stats tables, profiles) mix into the new capture.
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("capture: clear %s: %w", rel, err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("capture: %w", err)
 	}
