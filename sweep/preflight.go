@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -52,6 +53,7 @@ func preflight(ctx context.Context, t plan.Target, base string, log *slog.Logger
 	if err != nil {
 		return nil, nil, err
 	}
+	log.Info("preflight: probing the target with one streaming request", "url", base, "max_tokens", preflightProbeTokens)
 	streams, err := preflightProbe(ctx, hc, t, base)
 	if err != nil {
 		return models, nil, err
@@ -193,8 +195,8 @@ func preflightProbe(ctx context.Context, hc *http.Client, t plan.Target, base st
 		return false, unreachable(base, err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	b := readProbeBody(resp.Body, ct == "text/event-stream" && resp.StatusCode/100 == 2)
 	if resp.StatusCode/100 != 2 {
 		return false, &PreflightError{URL: base, Msg: fmt.Sprintf("probe request to %s failed: HTTP %d (%s)%s",
 			req.URL, resp.StatusCode, classOfStatus(resp.StatusCode), serverMessage(b))}
@@ -214,6 +216,33 @@ func preflightProbe(ctx context.Context, hc *http.Client, t plan.Target, base st
 	}
 	return false, &PreflightError{URL: base, Msg: fmt.Sprintf("probe request to %s: neither a stream nor a completion (Content-Type %q): %.200q",
 		req.URL, resp.Header.Get("Content-Type"), b)}
+}
+
+// probeBodyLimit is the most of the probe's answer preflightProbe reads (bytes).
+const probeBodyLimit = 1 << 20
+
+// readProbeBody reads the probe's answer: a stream up to and including its data: [DONE]
+// event (like the load client, which ends a request there: a server that keeps the
+// stream open after [DONE] does not stall the probe), anything else to EOF; at most
+// probeBodyLimit bytes either way. A read error ends it with what was read.
+func readProbeBody(body io.Reader, stream bool) []byte {
+	lr := io.LimitReader(body, probeBodyLimit)
+	if !stream {
+		b, _ := io.ReadAll(lr)
+		return b
+	}
+	var out []byte
+	br := bufio.NewReader(lr)
+	for {
+		line, err := br.ReadBytes('\n')
+		out = append(out, line...)
+		if p, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok && string(bytes.TrimSpace(p)) == "[DONE]" {
+			return out
+		}
+		if err != nil {
+			return out
+		}
+	}
 }
 
 // probeBody is the probe's path and JSON body: the plan's model, a short prompt,

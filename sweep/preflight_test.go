@@ -208,3 +208,39 @@ func TestServesModelTagsAndLlamaCpp(t *testing.T) {
 		t.Errorf("llama.cpp-style server: %v", err)
 	}
 }
+
+// TestPreflightProbeEndsAtDone: a server that keeps the stream open after data: [DONE]
+// must not stall the probe until request_timeout; it ends at [DONE] like the client.
+func TestPreflightProbeEndsAtDone(t *testing.T) {
+	hold := make(chan struct{})
+	url := badServer(t, listModels, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+		}
+	})
+	defer close(hold)
+	p := rtPlan(url)
+	p.Target.Model = "m"
+	p.Target.RequestTimeout = time.Minute
+	type result struct {
+		streams bool
+		err     error
+	}
+	got := make(chan result, 1)
+	go func() {
+		s, err := preflightProbe(context.Background(), preflightClient(p.Target), p.Target, url)
+		got <- result{s, err}
+	}()
+	select {
+	case r := <-got:
+		if !r.streams || r.err != nil {
+			t.Errorf("probe = streams %v, err %v; want a stream and no error", r.streams, r.err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the probe still reads a stream the server holds open after [DONE] (it waits for request_timeout)")
+	}
+}

@@ -189,8 +189,7 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 	err := sweep.Run(ctx, p, opts)
 	switch {
 	case errors.Is(err, sweep.ErrInterrupted) || (err != nil && ctx.Err() != nil):
-		return &exitError{code: 130, err: fmt.Errorf("interrupted: completed steps are saved in %s; "+
-			"resume with: llmcap sweep --resume %s", dir, dir)}
+		return &exitError{code: 130, err: interruptedSweep(dir)}
 	case err != nil:
 		if strings.HasPrefix(err.Error(), "sweep") {
 			return err
@@ -198,6 +197,33 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 		return fmt.Errorf("sweep: %w", err)
 	}
 	return nil
+}
+
+// interruptedSweep is the error of a sweep stopped by Ctrl-C: where its completed steps
+// are and how to resume, or that nothing was measured when no step completed (a Ctrl-C
+// during the target's start or preflight).
+func interruptedSweep(dir string) error {
+	if completedSteps(dir) == 0 {
+		return fmt.Errorf("interrupted before any step completed: nothing was measured "+
+			"(run again, or resume with: llmcap sweep --resume %s)", shellQuote(dir))
+	}
+	return fmt.Errorf("interrupted: completed steps are saved in %s; "+
+		"resume with: llmcap sweep --resume %s", dir, shellQuote(dir))
+}
+
+// completedSteps counts the step summaries in dir's steps.jsonl (0 when it is missing).
+func completedSteps(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, sweep.FileSteps))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // attachCapture wires Nsight Systems captures into opts when the plan asks for them;
