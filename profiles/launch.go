@@ -65,6 +65,10 @@ type launched struct {
 // and after SIGTERM, before escalating (a variable for tests).
 var serverStopGrace = 15 * time.Second
 
+// noSessionStopGrace is how long stop waits after SIGTERM for a server started without
+// nsys (no session to shut down) before SIGKILL (a variable for tests).
+var noSessionStopGrace = 5 * time.Second
+
 // launchAttempts is how often Start runs `nsys launch` when it ends before the server
 // is ready: nsys 2022.4 sometimes fails at startup (a sem_open ENOENT thrown from its
 // ProcessWaiter, seen when another nsys session started at the same moment).
@@ -247,19 +251,24 @@ func (c *Capturer) stopLaunchedOnce(la *launched) error {
 	la.sampleOnce()
 	close(la.done)
 	var errs []error
+	termGrace := serverStopGrace
 	if la.info.Session != "" && c.nsys != nil {
 		if _, err := c.nsys.run(ctx, nsysQuickTimeout, "shutdown", "--session="+la.info.Session); err != nil {
 			errs = append(errs, err)
 		}
-	}
-	select {
-	case <-la.exited:
-	case <-time.After(serverStopGrace):
+		// `nsys shutdown` ends the server itself (and writes what nsys collected): let it.
+		select {
+		case <-la.exited:
+		case <-time.After(serverStopGrace):
+		}
+	} else {
+		// No nsys session (nsys unavailable): nothing will end the server but us.
+		termGrace = noSessionStopGrace
 	}
 	la.killTree(syscall.SIGTERM)
 	select {
 	case <-la.exited:
-	case <-time.After(serverStopGrace):
+	case <-time.After(termGrace):
 		la.killTree(syscall.SIGKILL)
 		<-la.exited
 	}

@@ -77,3 +77,38 @@ func TestLaunchRetriesFailedNsysLaunch(t *testing.T) {
 		t.Errorf("launch.json: %+v", li)
 	}
 }
+
+// TestLaunchWithoutNsysStopsPromptly: with nsys unavailable the server runs without a
+// session; stopping it must SIGTERM it at once instead of first waiting serverStopGrace
+// for an `nsys shutdown` that never happened.
+func TestLaunchWithoutNsysStopsPromptly(t *testing.T) {
+	addr := freeAddr(t)
+	p := capturePlan(ModeLaunch)
+	p.Target.URL = "http://" + addr + "/v1"
+	p.Target.Launch = &plan.Launch{Command: []string{os.Args[0], "-test.run=^$"},
+		Env: []string{envSimServer + "=" + addr}, ReadyTimeout: time.Minute}
+	p.Capture.NsysPath = "/nonexistent/nsys"
+	c, err := NewCapturer(p, quiet)
+	if err != nil || c.Err() == nil {
+		t.Fatalf("NewCapturer: %v, Err() %v", err, c.Err())
+	}
+	defer func(g time.Duration) { serverStopGrace = g }(serverStopGrace)
+	serverStopGrace = 30 * time.Second
+	dir := t.TempDir()
+	stop, err := c.Start(context.Background(), p, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := stop(); err != nil {
+		t.Errorf("stop: %v", err)
+	}
+	if took := time.Since(t0); took >= serverStopGrace/2 {
+		t.Errorf("stopping a server without an nsys session took %s (serverStopGrace %s)", took, serverStopGrace)
+	}
+	var li LaunchInfo
+	readJSON(t, filepath.Join(dir, "profiles", FileLaunchJSON), &li)
+	if li.Session != "" || !strings.Contains(li.NsysError, "capture.nsys_path") || li.ServerPID <= 0 {
+		t.Errorf("launch.json: %+v", li)
+	}
+}
