@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"runtime/pprof"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
 
 	"github.com/llmcap/llmcap/analysis"
 	"github.com/llmcap/llmcap/plan"
@@ -77,7 +79,7 @@ func newSweepCmd(g *globals) *cobra.Command {
 			var err error
 			dir := resume
 			switch {
-			case resume != "" && g.v.GetString("config") == "":
+			case resume != "" && g.v.GetString("config") == "" && len(g.set) == 0:
 				p, err = planFromRun(resume)
 			case resume != "":
 				p, err = g.resumePlan(resume, sf.forceResume)
@@ -109,8 +111,10 @@ func newSweepCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// resumePlan loads -c for --resume dir: it is used only when its steps are exactly the
-// stored run's steps and it differs from the stored plan only in what a resume may change
+// resumePlan is the plan for --resume dir given -c and/or --set: -c's plan, or the run's
+// own plan with the --set overrides. It is used only when its steps are the stored run's
+// steps (segment, load, schedule, window; not the wall-time estimate, which depends on
+// the target) and it differs from the stored plan only in what a resume may change
 // (sweep.ResumeConflicts; force accepts other differences); otherwise it is refused,
 // saying why.
 func (g *globals) resumePlan(dir string, force bool) (*plan.Plan, error) {
@@ -118,30 +122,82 @@ func (g *globals) resumePlan(dir string, force bool) (*plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := g.loadPlan()
+	src, drop := "-c "+g.v.GetString("config"), "-c"
+	var p *plan.Plan
+	if g.v.GetString("config") == "" {
+		src, drop = "--set", "--set"
+		p, err = g.storedPlanWithSet(dir, stored)
+	} else {
+		p, err = g.loadPlan()
+	}
 	if err != nil {
 		return nil, err
 	}
-	want, _ := json.Marshal(stored.Steps())
-	got, _ := json.Marshal(p.Steps())
-	if string(want) != string(got) {
-		return nil, fmt.Errorf("--resume %s: the plan in %s has different steps than the run (%s vs %s): "+
-			"a resumed run keeps its own steps; drop -c to resume with the plan stored in %s",
-			dir, g.v.GetString("config"), plural(len(p.Steps()), "step"), plural(len(stored.Steps()), "step"),
+	if !sameSteps(stored.Steps(), p.Steps()) {
+		return nil, fmt.Errorf("--resume %s: the plan from %s has different steps than the run (%s vs %s): "+
+			"a resumed run keeps its own steps; drop %s to resume with the plan stored in %s",
+			dir, src, plural(len(p.Steps()), "step"), plural(len(stored.Steps()), "step"), drop,
 			filepath.Join(dir, sweep.FileRun))
 	}
 	if c := sweep.ResumeConflicts(stored, p); len(c) > 0 {
 		if !force {
-			return nil, fmt.Errorf("--resume %s: the plan in %s differs from the run's in %s a resume may not change "+
+			return nil, fmt.Errorf("--resume %s: the plan from %s differs from the run's in %s a resume may not change "+
 				"(only target.url, the API key, the metrics endpoints and the timeouts may):\n  %s\n"+
-				"drop -c to resume with the plan stored in %s, start a new run, or add --force to mix both plans in this run",
-				dir, g.v.GetString("config"), plural(len(c), "field"), strings.Join(c, "\n  "),
+				"drop %s to resume with the plan stored in %s, start a new run, or add --force to mix both plans in this run",
+				dir, src, plural(len(c), "field"), strings.Join(c, "\n  "), drop,
 				filepath.Join(dir, sweep.FileRun))
 		}
 		g.log.Warn("--force: resuming with a plan that differs from the run's; its steps will mix both plans",
 			"differences", strings.Join(c, "; "))
 	}
-	g.log.Info("resuming with the plan from -c (same steps as the run)", "config", g.v.GetString("config"))
+	g.log.Info("resuming with the plan from "+src+" (same steps as the run)", "plan", p.Name)
+	return p, nil
+}
+
+// sameSteps reports whether a and b are the same steps: index, segment, schedule, load
+// and window, ignoring Estimated (the wall-time estimate depends on the target's
+// settings, e.g. the simulator's max_num_seqs, not on what a step measures).
+func sameSteps(a, b []plan.Step) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		x.Estimated, y.Estimated = 0, 0
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// storedPlanWithSet is the run's stored plan with the --set overrides applied: the plan
+// is written as YAML to a temporary file and loaded again like a -c file.
+func (g *globals) storedPlanWithSet(dir string, stored *plan.Plan) (*plan.Plan, error) {
+	b, err := yaml.Marshal(stored.Redacted())
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp("", "llmcap-resume-*.yaml")
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", dir, err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", dir, err)
+	}
+	ov, err := g.overrides()
+	if err != nil {
+		return nil, err
+	}
+	p, err := plan.Load(f.Name(), ov)
+	if err != nil {
+		return nil, fmt.Errorf("resume %s with --set: %w", dir, err)
+	}
 	return p, nil
 }
 

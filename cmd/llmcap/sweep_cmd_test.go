@@ -64,3 +64,32 @@ func TestInterruptDuringPreflight(t *testing.T) {
 		t.Errorf("stderr after a Ctrl-C during preflight:\n%s", s)
 	}
 }
+
+// TestResumeOtherSimulatorSetting: a -c plan whose only difference is the simulator's
+// max_num_seqs (which changes the steps' wall-time estimates, not the steps) is refused
+// naming that field, and --force resumes with it; --set without -c is applied to the
+// run's own plan under the same rules.
+func TestResumeOtherSimulatorSetting(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	cfg := tinyPlan(t)
+	if r := llmcap(t, nil, "sweep", "-c", cfg, "-o", dir); r.code != 0 {
+		t.Fatalf("sweep: %d %s", r.code, r.stderr)
+	}
+	field := "target.simulator.max_num_seqs: 4 → 64"
+	r := llmcap(t, nil, "sweep", "--resume", dir, "-c", cfg, "--set", "target.simulator.max_num_seqs=64")
+	if r.code != 1 || !strings.Contains(r.stderr, field) || strings.Contains(r.stderr, "different steps") {
+		t.Errorf("resume -c with max_num_seqs 64: exit %d, want refused naming %q\n%s", r.code, field, r.stderr)
+	}
+	r = llmcap(t, nil, "sweep", "--resume", dir, "--set", "target.simulator.max_num_seqs=64")
+	if r.code != 1 || !strings.Contains(r.stderr, field) || !strings.Contains(r.stderr, "plan from --set") {
+		t.Errorf("resume --set max_num_seqs=64: exit %d, want refused naming %q\n%s", r.code, field, r.stderr)
+	}
+	r = llmcap(t, nil, "sweep", "--resume", dir, "--set", "target.request_timeout=30s")
+	if r.code != 0 || !strings.Contains(r.stderr, "resuming with the plan from --set") {
+		t.Errorf("resume --set request_timeout: exit %d, want accepted\n%s", r.code, r.stderr)
+	}
+	r = llmcap(t, nil, "sweep", "--resume", dir, "-c", cfg, "--set", "target.simulator.max_num_seqs=64", "--force")
+	if r.code != 0 || !strings.Contains(r.stderr, "--force: resuming") {
+		t.Errorf("resume --force: exit %d\n%s", r.code, r.stderr)
+	}
+}
