@@ -294,6 +294,9 @@ func (s *stepRun) afterMeasure(ctx context.Context, sum *StepSummary) {
 		sum.CaptureError = joinMsg(sum.CaptureError, fmt.Sprintf("after measure: %v", err))
 		s.rn.log.Warn("step hook failed", "step", s.st.Index, "err", err)
 	}
+	if sum.CaptureError != "" || sum.Captured != "" {
+		s.rn.noteCapture(s.st, sum.CaptureError)
+	}
 }
 
 func joinMsg(a, b string) string {
