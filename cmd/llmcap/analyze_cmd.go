@@ -55,11 +55,13 @@ Without --format it uses the plan's report.formats.`,
 			if err != nil {
 				return err
 			}
-			a, err := reportAnalysis(g, cmd.OutOrStdout(), dir)
+			in := newInterrupter(cmd.Context(), cmd.ErrOrStderr())
+			defer in.close()
+			a, err := reportAnalysis(g, in, cmd.OutOrStdout(), dir)
 			if err != nil {
 				return withDir("report", dir, err)
 			}
-			if err := renderReport(cmd.Context(), cmd.OutOrStdout(), dir, a, want); err != nil {
+			if err := in.render(dir, a, want); err != nil {
 				return err
 			}
 			printOutputs(cmd.OutOrStdout(), dir)
@@ -120,17 +122,17 @@ func checkFormats(formats []string) ([]string, error) {
 
 // reportAnalysis reads dir's analysis.json, re-running the analysis (and saying why in
 // one log line) when it is missing or stale.
-func reportAnalysis(g *globals, w io.Writer, dir string) (*analysis.Analysis, error) {
+func reportAnalysis(g *globals, in *interrupter, w io.Writer, dir string) (*analysis.Analysis, error) {
 	a, err := analysis.ReadJSON(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return analyzeDir(w, dir)
+		return in.analyzeInterruptible(w, dir)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if why := staleAnalysis(dir, a); why != "" {
 		g.log.Info("re-analysing the run: analysis.json is stale", "dir", dir, "reason", why)
-		return analyzeDir(w, dir)
+		return in.analyzeInterruptible(w, dir)
 	}
 	return a, nil
 }

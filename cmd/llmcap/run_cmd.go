@@ -318,11 +318,13 @@ func startCPUProfile(path string) (stop func(), err error) {
 // analyzeAndReport analyses dir, writes analysis.json, prints the summary, renders the
 // report formats and says where everything is.
 func analyzeAndReport(ctx context.Context, w io.Writer, dir string, formats []string) error {
-	a, err := analyzeDir(w, dir)
+	in := newInterrupter(ctx, os.Stderr)
+	defer in.close()
+	a, err := in.analyzeInterruptible(w, dir)
 	if err != nil {
 		return err
 	}
-	if err := renderReport(ctx, w, dir, a, formats); err != nil {
+	if err := in.render(dir, a, formats); err != nil {
 		return err
 	}
 	printOutputs(w, dir)
