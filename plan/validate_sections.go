@@ -129,6 +129,8 @@ func (p *Plan) checkCapture(ps *problems) {
 	}
 	nonNegDur(ps, "capture.duration", c.Duration)
 	nonNegDur(ps, "capture.delay", c.Delay)
+	p.checkCaptureTrace(ps)
+	p.checkCaptureSteps(ps)
 }
 
 func (p *Plan) checkReport(ps *problems) {

@@ -97,7 +97,7 @@ func (c *Capturer) Start(ctx context.Context, p *plan.Plan, runDir string) (func
 		if err == nil {
 			break
 		}
-		if !early || c.nsys == nil || attempt >= launchAttempts {
+		if !early || c.nsys == nil || attempt >= launchAttempts || errors.Is(err, ErrNsysUsage) {
 			return nil, err
 		}
 		c.log.Warn("capture launch: nsys ended before the server was ready; retrying with a new session", "attempt", attempt, "err", err)
@@ -130,6 +130,10 @@ func (c *Capturer) launchOnce(ctx context.Context, p *plan.Plan, runDir string) 
 	}
 	la.info.Command = argv
 	logPath := filepath.Join(runDir, "server.log")
+	var logStart int64 // this attempt's output starts here (server.log is appended to)
+	if st, err := os.Stat(logPath); err == nil {
+		logStart = st.Size()
+	}
 	if err := la.startProcess(argv, l.Env, logPath); err != nil {
 		return nil, false, fmt.Errorf("capture launch: %w", err)
 	}
@@ -147,13 +151,35 @@ func (c *Capturer) launchOnce(ctx context.Context, p *plan.Plan, runDir string) 
 		default:
 		}
 		_ = c.stopLaunched(la)
-		b, _ := os.ReadFile(logPath)
+		b := readFrom(logPath, logStart)
+		if early && c.nsys != nil && nsysUsageError(b) {
+			err = fmt.Errorf("%w (check capture.trace and capture.extra_args): %w", ErrNsysUsage, err)
+		}
 		return nil, early, fmt.Errorf("capture launch: %w (%s ends: %s)", err, logPath, tail(b))
 	}
 	la.mu.Lock()
 	la.info.ColdStartS = time.Since(t0).Seconds()
 	la.mu.Unlock()
 	return la, false, nil
+}
+
+// ErrNsysUsage is returned (wrapped) when `nsys launch` rejected its arguments (it
+// printed its usage): launching again would fail the same way, so Start does not retry.
+var ErrNsysUsage = errors.New("nsys rejected its arguments")
+
+// nsysUsageError reports whether nsys output is a usage error ("Illegal --trace
+// argument …", "usage: nsys launch …").
+func nsysUsageError(out []byte) bool {
+	return bytes.Contains(out, []byte("usage: nsys")) || bytes.Contains(out, []byte("Illegal --"))
+}
+
+// readFrom returns the contents of path from byte offset off ("" on error).
+func readFrom(path string, off int64) []byte {
+	b, _ := os.ReadFile(path)
+	if off > 0 && off <= int64(len(b)) {
+		b = b[off:]
+	}
+	return b
 }
 
 // Launched returns the launch record so far (zero before Start).

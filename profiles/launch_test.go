@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,5 +111,47 @@ func TestLaunchWithoutNsysStopsPromptly(t *testing.T) {
 	readJSON(t, filepath.Join(dir, "profiles", FileLaunchJSON), &li)
 	if li.Session != "" || !strings.Contains(li.NsysError, "capture.nsys_path") || li.ServerPID <= 0 {
 		t.Errorf("launch.json: %+v", li)
+	}
+}
+
+// TestLaunchUsageErrorNotRetried: `nsys launch` rejecting its arguments (capture.trace
+// bogus) fails Start at once, without a second launch that would print the usage again.
+func TestLaunchUsageErrorNotRetried(t *testing.T) {
+	dir := t.TempDir()
+	count := filepath.Join(dir, "launches")
+	script := `#!/bin/sh
+case "$1" in
+launch)
+	echo x >> ` + count + `
+	echo "Illegal --trace argument 'bogus'" >&2
+	echo "usage: nsys launch [<args>] [application] [<application args>]" >&2
+	exit 1 ;;
+*) exit 0 ;;
+esac
+`
+	nsys := filepath.Join(dir, "nsys")
+	if err := os.WriteFile(nsys, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := capturePlan(ModeLaunch)
+	p.Target.URL = "http://" + freeAddr(t) + "/v1"
+	p.Target.Launch = &plan.Launch{Command: []string{"/bin/true"}, ReadyTimeout: time.Minute}
+	p.Capture.NsysPath, p.Capture.Trace = nsys, "bogus"
+	c, err := NewCapturer(p, quiet)
+	if err != nil || c.Err() != nil {
+		t.Fatalf("NewCapturer: %v %v", err, c.Err())
+	}
+	defer func(g time.Duration) { serverStopGrace = g }(serverStopGrace)
+	serverStopGrace = 500 * time.Millisecond
+	runDir := t.TempDir()
+	_, err = c.Start(context.Background(), p, runDir)
+	if !errors.Is(err, ErrNsysUsage) || !strings.Contains(err.Error(), "capture.trace") {
+		t.Fatalf("Start err = %v, want ErrNsysUsage naming capture.trace", err)
+	}
+	if b, _ := os.ReadFile(count); strings.Count(string(b), "x") != 1 {
+		t.Errorf("nsys launch ran %d times, want 1", strings.Count(string(b), "x"))
+	}
+	if log, _ := os.ReadFile(filepath.Join(runDir, "server.log")); strings.Count(string(log), "usage: nsys") != 1 {
+		t.Errorf("server.log:\n%s", log)
 	}
 }

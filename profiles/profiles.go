@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -135,19 +134,9 @@ func (c *Capturer) Selected(step plan.Step, runDir string) bool {
 	return c.cfg.Knee && c.beforeKnee(step, runDir)
 }
 
-// matchStep reports whether cs names step.
-func matchStep(cs plan.CaptureStep, step plan.Step) bool {
-	if !strings.EqualFold(cs.Segment, step.Segment) {
-		return false
-	}
-	if cs.Concurrency > 0 && (step.Schedule != plan.ScheduleConcurrency || step.Concurrency != cs.Concurrency) {
-		return false
-	}
-	if cs.Rate > 0 && (step.Schedule == plan.ScheduleConcurrency || math.Abs(step.Rate-cs.Rate) > 1e-9*math.Max(1, cs.Rate)) {
-		return false
-	}
-	return true
-}
+// matchStep reports whether cs names step (plan.CaptureStep.Matches: `llmcap plan`
+// and plan validation use the same rule).
+func matchStep(cs plan.CaptureStep, step plan.Step) bool { return cs.Matches(step) }
 
 // beforeKnee reports whether every earlier step of step's segment passed the quick
 // SLA check; once one failed, the segment's knee is done.
