@@ -12,7 +12,8 @@
 //     names its step; the analysis picks the one at its capacity point.
 //
 // Each captured step gets runDir/profiles/step-NNN-<segment>-<load>/ holding
-// capture.nsys-rep, the raw stats_<report>.csv tables, kernels.json, kernels.pb.gz,
+// capture.nsys-rep, capture.sqlite (its SQLite export, re-made by every nsys stats run),
+// the raw stats_<report>.csv tables, kernels.json, kernels.pb.gz,
 // osrt.pb.gz (and cuda_api.pb.gz) and capture.json. Capture failures never fail the
 // sweep: the hooks return errors the sweep records as the step's capture_error.
 package profiles
