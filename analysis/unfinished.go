@@ -29,6 +29,10 @@ func dropUnfinished(in *runInputs, dir string) runProgress {
 	if state == "" || state == sweep.StateComplete {
 		return runProgress{}
 	}
+	gone := state == sweep.StateRunning && sweep.SweepGone(dir)
+	if gone { // killed (SIGKILL, reboot) before run.json could say interrupted
+		state = sweep.StateInterrupted
+	}
 	rp := runProgress{state: state, done: len(in.steps), planned: max(len(in.meta.Steps), len(in.steps))}
 	var keep []*group
 	left := map[int]string{}
@@ -54,6 +58,9 @@ func dropUnfinished(in *runInputs, dir string) runProgress {
 		}
 		rp.warning += fmt.Sprintf("; the unfinished %s %s %s left out (its requests were cut off)",
 			pluralWord(len(names), "step"), strings.Join(names, ", "), verb)
+	}
+	if gone {
+		rp.warning += "; run.json says running, but the sweep process is gone"
 	}
 	if state == sweep.StateInterrupted {
 		rp.warning += "; resume it (llmcap sweep --resume " + dir + ") to measure the rest"

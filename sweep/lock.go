@@ -112,3 +112,27 @@ func (l *runLock) release() {
 	_ = l.f.Close()
 	l.f = nil
 }
+
+// SweepGone reports whether the sweep that run.json says is running in dir is gone:
+// no process holds dir's lock (FileLock), e.g. it was killed with SIGKILL or the
+// machine rebooted, so run.json could not record the interruption. It tests the lock
+// without waiting (holding it for an instant). It is false where run directories are
+// not locked (Windows) and when the lock file cannot be opened for another reason.
+func SweepGone(dir string) bool {
+	if !locksWork {
+		return false
+	}
+	f, err := os.Open(filepath.Join(dir, FileLock))
+	if errors.Is(err, os.ErrNotExist) {
+		return true // a live sweep keeps its lock file; a clean exit records its state
+	}
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := tryLock(f); err != nil {
+		return false
+	}
+	_ = unlock(f)
+	return true
+}

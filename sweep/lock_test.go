@@ -56,3 +56,30 @@ func TestRunDirLock(t *testing.T) {
 		t.Errorf("lockRunDir created %s for a resume", missing)
 	}
 }
+
+// TestSweepGone: a held lock means the sweep is alive; a lock file nobody holds (a
+// killed sweep's) or none at all means it is gone.
+func TestSweepGone(t *testing.T) {
+	if !locksWork {
+		t.Skip("no flock on this platform")
+	}
+	dir := t.TempDir()
+	l, err := lockRunDir(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if SweepGone(dir) {
+		t.Error("SweepGone = true while the lock is held")
+	}
+	if _, err := lockRunDir(dir, false); err == nil {
+		t.Error("SweepGone took the lock away from its holder: a second sweep got it")
+	}
+	_ = unlock(l.f) // as a SIGKILL leaves it: the file stays, nobody holds it
+	if !SweepGone(dir) {
+		t.Error("SweepGone = false with an unheld lock file")
+	}
+	l.release()
+	if !SweepGone(dir) {
+		t.Error("SweepGone = false without a lock file")
+	}
+}

@@ -39,7 +39,8 @@ func staleAnalysis(dir string, a *analysis.Analysis) string {
 	return ""
 }
 
-// runState is run.json's state, with "" (an old run.json) read as complete; ok is false
+// runState is run.json's state, with "" (an old run.json) read as complete and a
+// running run whose sweep is gone (sweep.SweepGone) as interrupted; ok is false
 // when run.json is missing or unreadable.
 func runState(dir string) (state string, ok bool) {
 	b, err := os.ReadFile(filepath.Join(dir, sweep.FileRun))
@@ -52,15 +53,21 @@ func runState(dir string) (state string, ok bool) {
 	if json.Unmarshal(b, &meta) != nil {
 		return "", false
 	}
-	if meta.State == "" {
+	switch {
+	case meta.State == "":
 		return sweep.StateComplete, true
+	case meta.State == sweep.StateRunning && sweep.SweepGone(dir):
+		return sweep.StateInterrupted, true // as the analysis reads a killed sweep's run
 	}
 	return meta.State, true
 }
 
-// analysedState is the run state the analysis saw: the state named by its "the run is
-// STATE: …" warning, else complete.
+// analysedState is the run state the analysis saw: its run_state, else the state named
+// by an older analysis's "the run is STATE: …" warning, else complete.
 func analysedState(a *analysis.Analysis) string {
+	if a.RunState != "" {
+		return a.RunState
+	}
 	for _, w := range a.Warnings {
 		if rest, ok := strings.CutPrefix(w, runStateWarning); ok {
 			if state, _, ok := strings.Cut(rest, ":"); ok && !strings.Contains(state, " ") {

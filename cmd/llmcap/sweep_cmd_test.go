@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -91,5 +92,31 @@ func TestResumeOtherSimulatorSetting(t *testing.T) {
 	r = llmcap(t, nil, "sweep", "--resume", dir, "-c", cfg, "--set", "target.simulator.max_num_seqs=64", "--force")
 	if r.code != 0 || !strings.Contains(r.stderr, "--force: resuming") {
 		t.Errorf("resume --force: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestKilledSweepReadsInterrupted: a run whose run.json still says running but whose
+// lock nobody holds (the sweep was killed with SIGKILL) is analysed as interrupted,
+// saying the sweep process is gone and how to resume; report does not call the
+// analysis stale for it.
+func TestKilledSweepReadsInterrupted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if r := llmcap(t, nil, "sweep", "-c", tinyPlan(t), "-o", dir); r.code != 0 {
+		t.Fatalf("sweep: %d %s", r.code, r.stderr)
+	}
+	setRunState(t, dir, "complete", "running")
+	if err := os.WriteFile(filepath.Join(dir, ".lock"), []byte(`{"pid":1}`), 0o644); err != nil {
+		t.Fatal(err) // left behind, unlocked, as by a killed sweep
+	}
+	r := llmcap(t, nil, "analyze", dir)
+	out := r.stdout + r.stderr
+	if r.code != 0 || !strings.Contains(out, "the run is interrupted after 2 of 2 steps") ||
+		!strings.Contains(out, "the sweep process is gone") || !strings.Contains(out, "llmcap sweep --resume "+dir) ||
+		strings.Contains(out, "the run is running") {
+		t.Errorf("analyze of a killed sweep: exit %d\n%s", r.code, out)
+	}
+	r = llmcap(t, nil, "report", dir, "--format", "json")
+	if r.code != 0 || strings.Contains(r.stderr, "stale") {
+		t.Errorf("report after analyze: exit %d, want no re-analysis\n%s", r.code, r.stderr)
 	}
 }
