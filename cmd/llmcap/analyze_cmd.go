@@ -25,6 +25,9 @@ func newAnalyzeCmd(_ *globals) *cobra.Command {
 		Example: "  llmcap analyze runs/20261130-152000-demo",
 		Args:    oneRunDir("analyze"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := noOut(cmd, "analyze", args[0]); err != nil {
+				return err
+			}
 			if _, err := analyzeDir(cmd.OutOrStdout(), args[0]); err != nil {
 				return err
 			}
@@ -47,6 +50,9 @@ Without --format it uses the plan's report.formats.`,
 		Args:    oneRunDir("report"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
+			if err := noOut(cmd, "report", dir); err != nil {
+				return err
+			}
 			want := formats
 			if len(want) == 0 {
 				want = runFormats(dir)
@@ -70,6 +76,19 @@ Without --format it uses the plan's report.formats.`,
 	}
 	cmd.Flags().StringSliceVar(&formats, "format", nil, "formats to write: "+strings.Join(report.Formats, ","))
 	return cmd
+}
+
+// noOut refuses -o/--out for a command that writes into the run directory itself:
+// the outputs are found (and kept current) next to the run's files; a run directory
+// that cannot be written is copied first.
+func noOut(cmd *cobra.Command, verb, dir string) error {
+	f := cmd.Flags().Lookup("out")
+	if f == nil || !f.Changed {
+		return nil
+	}
+	return fmt.Errorf("%s writes into the run directory %s; -o/--out %s is not supported here "+
+		"(to write elsewhere, e.g. from a read-only run directory, copy it first: cp -r %s %s && llmcap %s %s)",
+		verb, dir, f.Value.String(), shellQuote(dir), shellQuote(f.Value.String()), verb, shellQuote(f.Value.String()))
 }
 
 // withDir prefixes err with "verb dir: " unless its message already names dir.

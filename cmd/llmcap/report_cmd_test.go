@@ -93,3 +93,20 @@ func TestReportRejectsFormatFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestReportRejectsOut: -o for report (and analyze) is refused with the way to write
+// elsewhere, before anything is analysed or written.
+func TestReportRejectsOut(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "no run")
+	out := filepath.Join(t.TempDir(), "elsewhere")
+	for _, verb := range []string{"report", "analyze"} {
+		r := llmcap(t, nil, verb, dir, "-o", out)
+		want := "-o/--out " + out + " is not supported here"
+		if r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "cp -r '"+dir+"' "+out) {
+			t.Errorf("%s -o: exit %d, stderr %q, want it to contain %q", verb, r.code, r.stderr, want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s -o created %s", verb, out)
+		}
+	}
+}
