@@ -69,19 +69,27 @@ func chartLabel(c Chart) string {
 	return c.Name
 }
 
-// runDirText is the run directory as `llmcap report` takes it: the directory the
-// report was rendered from when that is a relative path inside the working
-// directory, else its base name (absolute paths are machine-specific), else the run id.
+// runDirText is the run directory as `llmcap report` takes it, as one shell word
+// (single-quoted when it holds a space or another character the shell would read): the
+// directory the report was rendered from when that is a relative path inside the
+// working directory, else its base name (absolute paths are machine-specific), else the
+// run id.
 func runDirText(in *input) string {
+	quote := func(s string) string {
+		if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,%") == "" {
+			return s
+		}
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
 	d := filepath.Clean(in.dir)
 	if d != "." && !filepath.IsAbs(d) && !strings.HasPrefix(d, "..") {
-		return filepath.ToSlash(d)
+		return quote(filepath.ToSlash(d))
 	}
 	if b := filepath.Base(d); b != "." && b != string(filepath.Separator) {
-		return b
+		return quote(b)
 	}
 	if in.a.RunID != "" {
-		return in.a.RunID
+		return quote(in.a.RunID)
 	}
 	return "<run dir>"
 }

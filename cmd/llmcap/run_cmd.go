@@ -98,7 +98,7 @@ func newSweepCmd(g *globals) *cobra.Command {
 			if err := g.sweep(cmd, p, dir, resume != "", sf); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "run directory: %s\nnext: llmcap analyze %s && llmcap report %s\n", dir, dir, dir)
+			fmt.Fprintf(cmd.OutOrStdout(), "run directory: %s\nnext: llmcap analyze %s && llmcap report %s\n", dir, shellQuote(dir), shellQuote(dir))
 			return nil
 		},
 	}
