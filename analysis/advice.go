@@ -92,6 +92,9 @@ func adviceFor(c Capacity, sa *SegmentAnalysis, ground map[string]any, device st
 		}
 		return "Prefill dominates: enable chunked prefill and tune max_num_batched_tokens, use prefix caching for shared prompts, or a GPU with more FLOPS; consider disaggregated prefill."
 	}
+	if c.ClientLimited && (c.Method == MethodAtLeast || c.Method == MethodModel) {
+		return "The load generator's own limit (ladder.max_concurrency, or the client machine) held requests back before the server reached a bottleneck: raise or remove ladder.max_concurrency (or use a faster client) and rerun to find the server's limit."
+	}
 	if c.Method == MethodAtLeast || c.Method == MethodModel {
 		return "No bottleneck reached within the ladder: extend the ladder to higher loads to find the limit."
 	}

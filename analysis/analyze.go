@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
 )
 
 // Analyze reads the run directory dir (run.json, records.jsonl, steps.jsonl,
@@ -281,17 +282,26 @@ func measuredShare(st *store, all, part []int32) float64 {
 }
 
 // meanE2EMs is the mean E2E (ms) of the successful measured requests with output tokens
-// among idx (the requests behind a step's E2E summary); 0 when there are none.
+// among idx (the requests behind a step's E2E summary), with the requests cut off at the
+// end of the grace period counted for their time in flight (as residenceMs); 0 when
+// none succeeded.
 func meanE2EMs(st *store, idx []int32) float64 {
 	var sum float64
-	n := 0
+	n, okN := 0, 0
 	for _, i := range idx {
-		if q := &st.reqs[i]; measured(q) && q.ok && q.output > 0 && !math.IsNaN(q.e2e) {
+		q := &st.reqs[i]
+		switch {
+		case measured(q) && q.ok && q.output > 0 && !math.IsNaN(q.e2e):
 			sum += q.e2e
+			n++
+			okN++
+		case q.phase == phaseGrace && !q.ok && st.names[q.errClass] == sweep.ErrCancelled &&
+			q.sentNs > 0 && q.endNs > q.sentNs: // cut off: its time in flight so far (residenceMs)
+			sum += float64(q.endNs-q.sentNs) / 1e6
 			n++
 		}
 	}
-	if n == 0 {
+	if okN == 0 {
 		return 0
 	}
 	return sum / float64(n)
@@ -381,7 +391,10 @@ func stepWarnings(a *Analysis) []string {
 					sa.Segment, fmtNum(s.Load), s.SteadyStateReason))
 			}
 		}
-		if f := sa.Fit; f != nil && !f.SlotsIdentified {
+		if f := sa.Fit; f != nil && f.Underdetermined {
+			out = append(out, fmt.Sprintf("segment %s: model fit from %d steps: not enough to identify the model (its TTFT curve alone has 3 parameters), so its slots, maximum throughput and R² say nothing; test 3 loads or more, some beyond the knee",
+				sa.Segment, f.FitSteps))
+		} else if f != nil && !f.SlotsIdentified {
 			w := fmt.Sprintf("segment %s: slots not identified (no step saturated the server)", sa.Segment)
 			// Only a fit close to the loads tested says something; far beyond them it is
 			// an unconstrained extrapolation (40,580 slots from loads 1 and 2).
@@ -394,6 +407,9 @@ func stepWarnings(a *Analysis) []string {
 		if w := fitWarning(&sa); w != "" {
 			out = append(out, w)
 		}
+		if w := itlNotApplicableWarning(&sa, a.Constraints); w != "" {
+			out = append(out, w)
+		}
 		if f := sa.Fit; f != nil && f.SlotsIdentified && f.slotsUnlocated > 0.025 {
 			out = append(out, fmt.Sprintf("segment %s: the slots' band has no upper bound: %s of the bootstrap resamples saturated no step (the band shown, %.1f–%.1f, is that of the others); add loads above the knee to pin it",
 				sa.Segment, pct(f.slotsUnlocated), f.SlotsCILow, f.SlotsCIHigh))
@@ -402,8 +418,16 @@ func stepWarnings(a *Analysis) []string {
 		if n := len(sa.Steps); n > 0 {
 			last = sa.Steps[n-1].Load
 		}
+		if w := clientLimitedWarning(&sa, &a.Plan); w != "" {
+			out = append(out, w)
+		}
 		switch sa.Capacity.Method {
 		case MethodAtLeast:
+			if sa.Capacity.ClientLimited {
+				out = append(out, fmt.Sprintf("segment %s: every step met the SLA, but %s limited the load the server saw: %.2f req/s is a lower bound set by the client, not the server's limit",
+					sa.Segment, clientWho(&a.Plan), sa.Capacity.MaxRateWithinSLA))
+				break
+			}
 			out = append(out, fmt.Sprintf("segment %s: every step met the SLA: capacity is at least %s (the highest load tested; no limit reached); extend the ladder to find the limit",
 				sa.Segment, fmtNum(last)))
 		case MethodModel:

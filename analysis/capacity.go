@@ -25,6 +25,8 @@ type ladderStep struct {
 	requests int
 	// allFailed: every measured request failed (latencies missing for that reason).
 	allFailed bool
+	// na: constraints ("metric:stat") that cannot apply at this step (notApplicable).
+	na map[string]bool
 }
 
 // capResult is a capacity found on a ladder.
@@ -53,6 +55,9 @@ func violations(s ladderStep, cons []plan.Constraint, maxErr float64) []violatio
 	var out []violation
 	for _, c := range cons {
 		v, ok := s.stats[statKey(c.Metric, c.Stat)]
+		if !ok && s.na[statKey(c.Metric, c.Stat)] {
+			continue
+		}
 		if !ok {
 			v = math.Inf(1)
 		}
@@ -219,6 +224,11 @@ func ladderFrom(steps []StepStats, cons []plan.Constraint) []ladderStep {
 		for _, c := range cons {
 			if v, ok := statOf(summaryOf(s, c.Metric), c.Stat); ok {
 				ls.stats[statKey(c.Metric, c.Stat)] = v
+			} else if notApplicable(s, c) {
+				if ls.na == nil {
+					ls.na = map[string]bool{}
+				}
+				ls.na[statKey(c.Metric, c.Stat)] = true
 			}
 		}
 		out = append(out, ls)

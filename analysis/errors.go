@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"github.com/llmcap/llmcap/plan"
 	"sort"
 	"strings"
 )
@@ -50,8 +51,17 @@ func errorBreakdown(classes map[string]int, samples map[string]string) string {
 // errorEvidence describes a step's failures: "100% of requests failed at load 1
 // (http_4xx ×18,088: 'The model `gpt-4` does not exist')".
 func errorEvidence(s *StepStats) string {
-	return fmt.Sprintf("%s of requests failed at load %s (%s)", pct(s.ErrorRate), fmtNum(s.Load),
+	return fmt.Sprintf("%s of requests failed %s (%s)", pct(s.ErrorRate), stepWhere(s),
 		errorBreakdown(s.ErrorClasses, s.ErrorSamples))
+}
+
+// stepWhere names a step for a sentence: "at load 8", or "in the trace replay" (a
+// trace step's load is its achieved rate, 0 when every request failed).
+func stepWhere(s *StepStats) string {
+	if s.Schedule == plan.ScheduleTrace {
+		return "in the trace replay"
+	}
+	return "at load " + fmtNum(s.Load)
 }
 
 // pct renders a fraction as a percentage with at most one decimal ("100%", "9.8%").

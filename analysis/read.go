@@ -27,6 +27,7 @@ const (
 type request struct {
 	sentNs, firstNs, endNs int64
 	ttft, ttfo, itl, e2e   float64
+	lagMs                  float32 // schedule lag (open loop), ms; NaN when absent
 	prompt, output         int32
 	intendedPrompt         int32
 	intendedOutput         int32
@@ -146,7 +147,7 @@ func (s *store) add(r *rawRecord) {
 	}
 	q := request{
 		sentNs: r.sentNs, firstNs: r.firstNs, endNs: r.endNs,
-		ttft: r.ttft, ttfo: r.ttfo, itl: r.itl, e2e: r.e2e,
+		ttft: r.ttft, ttfo: r.ttfo, itl: r.itl, e2e: r.e2e, lagMs: float32(r.lag),
 		prompt: int32(r.prompt), output: int32(r.output),
 		intendedPrompt: int32(r.intendedPrompt), intendedOutput: int32(r.intendedOutput),
 		drawn: s.intern(r.segment), phase: phaseCode(r.phase),

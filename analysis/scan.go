@@ -19,13 +19,14 @@ type rawRecord struct {
 	rate                                                      float64
 	sentNs, firstNs, endNs                                    int64
 	ttft, ttfo, itl, e2e                                      float64
+	lag                                                       float64 // schedule lag, ms
 	intendedPrompt, intendedOutput, prompt, output            int64
 	icl                                                       []float64
 }
 
 func (r *rawRecord) reset() {
 	icl := r.icl[:0]
-	*r = rawRecord{ttft: math.NaN(), ttfo: math.NaN(), itl: math.NaN(), e2e: math.NaN(), icl: icl}
+	*r = rawRecord{ttft: math.NaN(), ttfo: math.NaN(), itl: math.NaN(), e2e: math.NaN(), lag: math.NaN(), icl: icl}
 }
 
 var errSyntax = errors.New("malformed JSON record")
@@ -117,6 +118,8 @@ func (r *rawRecord) field(key, b []byte, i int) (int, error) {
 		return floatField(b, i, &r.itl)
 	case "e2e_ms":
 		return floatField(b, i, &r.e2e)
+	case "schedule_lag_ms":
+		return floatField(b, i, &r.lag)
 	case "icl_ms":
 		return r.iclField(b, i)
 	}
@@ -359,6 +362,7 @@ type jsonRecord struct {
 	TTFOMs               *float64  `json:"ttfo_ms"`
 	ITLMs                *float64  `json:"itl_ms"`
 	E2EMs                *float64  `json:"e2e_ms"`
+	ScheduleLagMs        *float64  `json:"schedule_lag_ms"`
 	ICLMs                []float64 `json:"icl_ms"`
 	IntendedPromptTokens int64     `json:"intended_prompt_tokens"`
 	IntendedOutputTokens int64     `json:"intended_output_tokens"`
@@ -382,6 +386,7 @@ func decodeRecordSlow(b []byte, r *rawRecord) error {
 	r.step, r.concurrency, r.rate = j.Step, j.Concurrency, j.Rate
 	r.sentNs, r.firstNs, r.endNs = j.SentNs, j.FirstTokenNs, j.EndNs
 	r.ttft, r.ttfo, r.itl, r.e2e = orNaN(j.TTFTMs), orNaN(j.TTFOMs), orNaN(j.ITLMs), orNaN(j.E2EMs)
+	r.lag = orNaN(j.ScheduleLagMs)
 	r.icl = append(r.icl, j.ICLMs...)
 	r.intendedPrompt, r.intendedOutput = j.IntendedPromptTokens, j.IntendedOutputTokens
 	r.prompt, r.output = j.PromptTokens, j.OutputTokens

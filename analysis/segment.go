@@ -107,6 +107,11 @@ func anyMeasured(steps []StepStats) bool {
 	return false
 }
 
+// minFitSteps is the fewest steps that can identify the queueing model: its TTFT curve
+// alone has three parameters (slots, base TTFT, prefill time), so two steps fit exactly
+// whatever the server, and the R² of such a fit is 1 by construction.
+const minFitSteps = 3
+
 // buildFit fills the Fit of a segment from its fitted model (without the bootstrap).
 func buildFit(steps []StepStats, sf segFit) *Fit {
 	m := sf.eval.m
@@ -114,7 +119,9 @@ func buildFit(steps []StepStats, sf segFit) *Fit {
 		DecodeBaseMs: m.d0, DecodePerSeqMs: m.d1, slotsFitted: m.c}
 	// Slots (and the maximum throughput they imply) are identified only when a steady
 	// step held clearly more requests than them; otherwise they are unknown.
-	f.SlotsIdentified = m.c < maxSlots/2 && slotsObserved(steps, m.c)
+	f.FitSteps = len(sf.pts)
+	f.Underdetermined = f.FitSteps < minFitSteps
+	f.SlotsIdentified = m.c < maxSlots/2 && slotsObserved(steps, m.c) && !f.Underdetermined
 	if !f.SlotsIdentified {
 		f.Slots, f.ServiceRate = 0, 0
 	}
@@ -211,11 +218,11 @@ func atCapacity(c *Capacity, r capResult, steps []StepStats, sf segFit, thinkS f
 	case r.method == MethodMeasured:
 		a, b := &steps[r.pass], &steps[r.fail]
 		lerp := func(u, v float64) float64 { return u + r.frac*(v-u) }
-		rS = lerp(a.E2EMs.Mean, b.E2EMs.Mean) / 1000
+		rS = lerp(residenceMs(a), residenceMs(b)) / 1000
 		rMixS = lerp(a.mixE2EMs, b.mixE2EMs) / 1000
 		lout, share = lerp(a.OutputTokensMean, b.OutputTokensMean), lerp(a.MixShare, b.MixShare)
 		if !closed && !fromMix && a.Schedule == plan.ScheduleRate {
-			x = servedRate(r.value, a, b)
+			x = math.Min(r.value, math.Max(servedRate(r.value, a, b), passingServed(steps, r.pass)))
 		}
 	case r.method == MethodModel && sf.ok && !fromMix:
 		n, _ := sf.eval.nAt(r.value)
@@ -223,10 +230,13 @@ func atCapacity(c *Capacity, r capResult, steps []StepStats, sf segFit, thinkS f
 		x, lout, rS = 1000*m.throughput(n, m.lout), m.lout, m.e2e(n, m.lout)/1000
 	case r.method == MethodModel || r.method == MethodAtLeast:
 		s := &steps[len(steps)-1] // the last step's latencies (at, or projected beyond, it)
-		rS, rMixS, lout, share = s.E2EMs.Mean/1000, s.mixE2EMs/1000, s.OutputTokensMean, s.MixShare
+		rS, rMixS, lout, share = residenceMs(s)/1000, s.mixE2EMs/1000, s.OutputTokensMean, s.MixShare
 		if r.method == MethodAtLeast && !closed && !fromMix && s.Schedule == plan.ScheduleRate {
-			x = servedRate(r.value, s)
+			x = math.Max(servedRate(r.value, s), passingServed(steps, len(steps)-1))
 		}
+	}
+	if upto := max(r.pass, r.fail); !closed && !fromMix && upto >= 0 {
+		c.ClientLimited = anyClientLimited(steps, upto)
 	}
 	c.ThinkTimeS = thinkS
 	if fromMix {

@@ -307,7 +307,10 @@ func loadPhrase(a *Analysis) string {
 		load = "about " + load
 		notes = append(notes, "projected by the model beyond the highest load tested, "+lo)
 	}
-	if c.OfferedRateRps > 0 {
+	switch {
+	case c.OfferedRateRps > 0 && c.ClientLimited:
+		notes = append(notes, fmt.Sprintf("what the client's own limit let through of %.2f requests/s scheduled, not the server's limit", c.OfferedRateRps))
+	case c.OfferedRateRps > 0:
 		notes = append(notes, fmt.Sprintf("what the server completed of %.2f requests/s offered", c.OfferedRateRps))
 	}
 	if inFlight != "" {

@@ -50,6 +50,10 @@ func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples, co
 		if q.firstNs == 0 {
 			s.cancelledNoFirst++
 		}
+		if q.sentNs > 0 && q.endNs > q.sentNs {
+			s.cutOffMsSum += float64(q.endNs-q.sentNs) / 1e6
+			s.cutOffN++
+		}
 		return
 	}
 	s.Requests++
@@ -68,6 +72,9 @@ func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples, co
 	acc.ioSum += float64(q.intendedOutput)
 	if isGood(q, cons) {
 		acc.good++
+	}
+	if q.output >= 2 {
+		s.itlEligible++
 	}
 	if q.output <= 0 {
 		return // token-less: no latency to speak of
@@ -119,9 +126,13 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) 
 	}
 	sm := &stepSamples{}
 	acc := stepAcc{firstSent: math.MaxInt64}
+	var lags []float64
 	for _, i := range in.idx {
 		if q := &st.reqs[i]; q.phase == phaseMeasure || q.phase == phaseGrace {
 			acc.add(st, q, &s, sm, cons)
+			if l := float64(q.lagMs); !math.IsNaN(l) && q.sentNs > 0 {
+				lags = append(lags, l)
+			}
 		} else if q.phase == phaseWarmup {
 			s.WarmupRequests++
 		}
@@ -150,22 +161,41 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) 
 	if s.Schedule == plan.ScheduleRate && in.share == 0 {
 		s.AchievedRateRps, s.sentRateRps = achievedRate(st, in.idx)
 	}
+	s.ScheduleLagMs = summarize(lags)
+	s.ClientLimited = clientLimited(&s)
 	s.LittleThroughputRps = littleThroughput(&s)
 	s.SteadyState, s.SteadyStateReason = steadyState(&s, sm)
 	s.MeetsSLA, s.SLAViolations = checkSLA(&s, cons, sla)
 	return s, sm
 }
 
+// residenceMs is a closed-loop step's mean time in flight R in ms, for Little's law:
+// the mean E2E of its successful requests, with the requests cut off at the end of the
+// grace period counted for the time they had been in flight (a lower bound on their
+// E2E). Leaving them out would bias R low — the cut-off ones are the longest — and
+// N / R high (3.58 req/s against 1.90 measured, one long reply of twelve cut off).
+func residenceMs(s *StepStats) float64 {
+	n := s.E2EMs.N + s.cutOffN
+	if n == 0 || s.E2EMs.N == 0 {
+		return s.E2EMs.Mean
+	}
+	return (s.E2EMs.Mean*float64(s.E2EMs.N) + s.cutOffMsSum) / float64(n)
+}
+
 // littleThroughput is a step's steady-state throughput in req/s: closed loop N / R
-// (Little's law, R = mean E2E of successful requests), open loop and trace the rate; for
+// (Little's law, R = residenceMs), open loop and trace the rate
+// (the completion rate when saturated or client-limited); for
 // a segment drawn from a mix step, its share of the mix's steady-state throughput.
 func littleThroughput(s *StepStats) float64 {
 	x := s.Rate
 	if a := s.AchievedRateRps; a > 0 && a < achievedShortFrac*s.sentRateRps && a < s.Rate {
 		x = a // saturated open loop: the server completed less than was offered
 	}
+	if s.ClientLimited {
+		x = math.Min(s.Rate, s.RequestThroughput) // what the client let through
+	}
 	if s.Schedule == plan.ScheduleConcurrency {
-		r := s.E2EMs.Mean
+		r := residenceMs(s)
 		if s.MixShare > 0 {
 			r = s.mixE2EMs
 		}
@@ -225,13 +255,18 @@ func metricValue(q *request, metric string) float64 {
 }
 
 // isGood reports whether a successful request meets every constraint (inclusive ≤).
-// A request missing a constrained metric is not good. When a metric has several
-// constraints (p50 and p95), the request must meet the strictest threshold.
+// A request missing a constrained metric is not good, except ITL for a request with
+// fewer than two output tokens: ITL is undefined there and its constraint does not
+// apply (as in vLLM's goodput and AIPerf). When a metric has several constraints (p50
+// and p95), the request must meet the strictest threshold.
 func isGood(q *request, cons []plan.Constraint) bool {
 	if !q.ok {
 		return false
 	}
 	for _, c := range cons {
+		if c.Metric == "itl" && q.output < 2 {
+			continue // ITL is defined for OSL ≥ 2 only
+		}
 		v := metricValue(q, c.Metric)
 		if math.IsNaN(v) || v > c.ThresholdMs {
 			return false
@@ -255,8 +290,15 @@ func summaryOf(s *StepStats, metric string) Summary {
 	return Summary{}
 }
 
+// notApplicable reports whether constraint c cannot apply to step s: an ITL constraint
+// at a step with successful requests none of which produced two output tokens (ITL is
+// defined for OSL ≥ 2 only). Missing data because requests failed is not this case.
+func notApplicable(s *StepStats, c plan.Constraint) bool {
+	return c.Metric == "itl" && s.Requests > s.Errors && s.itlEligible == 0
+}
+
 // checkSLA reports whether the step meets every constraint and the error-rate bound,
-// and lists the violations.
+// and lists the violations. A constraint that cannot apply (notApplicable) holds.
 func checkSLA(s *StepStats, cons []plan.Constraint, sla plan.SLA) (bool, []string) {
 	var v []string
 	// With no successful request the latencies are missing because nothing succeeded:
@@ -267,6 +309,7 @@ func checkSLA(s *StepStats, cons []plan.Constraint, sla plan.SLA) (bool, []strin
 		}
 		x, ok := statOf(summaryOf(s, c.Metric), c.Stat)
 		switch {
+		case !ok && notApplicable(s, c):
 		case !ok:
 			v = append(v, fmt.Sprintf("%s %s: no data", c.Metric, c.Stat))
 		case x > c.ThresholdMs:

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/llmcap/llmcap/plan"
 )
 
 // PrintSummary writes the console summary of a to w: one table per segment (and the
@@ -49,11 +51,14 @@ func PrintSummary(w io.Writer, a *Analysis) error {
 func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 	fmt.Fprintf(w, "\nSegment %s\n", sa.Segment)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	load := "conc"
-	if schedule == "rate" {
-		load = "rate"
+	load, lagCol := "conc", ""
+	switch schedule {
+	case plan.ScheduleRate:
+		load, lagCol = "rate", "lag p95\t" // the client's schedule lag: requests held back
+	case plan.ScheduleTrace:
+		load = "trace req/s" // a trace step's load is the replay's achieved rate
 	}
-	fmt.Fprintf(tw, "%s\treqs\terr%%\tTTFT p50\tTTFT p95\tITL p50\tITL p95\tE2E p95\treq/s\ttok/s\tgood%%\tSLA\tsteady\tregime\t\n", load)
+	fmt.Fprintf(tw, "%s\treqs\terr%%\tTTFT p50\tTTFT p95\tITL p50\tITL p95\tE2E p95\treq/s\ttok/s\tgood%%\tSLA\tsteady\tregime\t%s\n", load, lagCol)
 	for _, s := range sa.Steps {
 		sla := "ok"
 		if !s.MeetsSLA {
@@ -63,10 +68,14 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 		if !s.SteadyState {
 			steady = "NO"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.0f\t%.0f\t%s\t%s\t%s\t\n",
+		lag := ""
+		if lagCol != "" {
+			lag = ms(s.ScheduleLagMs, s.ScheduleLagMs.P95, 0) + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.0f\t%.0f\t%s\t%s\t%s\t%s\n",
 			fmtNum(s.Load), s.Requests, 100*s.ErrorRate, ms(s.TTFTMs, s.TTFTMs.P50, 0), ms(s.TTFTMs, s.TTFTMs.P95, 0),
 			ms(s.ITLMs, s.ITLMs.P50, 1), ms(s.ITLMs, s.ITLMs.P95, 1), ms(s.E2EMs, s.E2EMs.P95, 0),
-			s.RequestThroughput, s.OutputTokenThroughput, 100*s.GoodFraction, sla, steady, s.Regime)
+			s.RequestThroughput, s.OutputTokenThroughput, 100*s.GoodFraction, sla, steady, s.Regime, lag)
 	}
 	tw.Flush()
 	printStepErrors(w, sa.Steps)
@@ -75,8 +84,12 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 		if f.SlotsIdentified {
 			slots = fmt.Sprintf("%.1f slots [%.1f, %.1f], max %.2f req/s", f.Slots, f.SlotsCILow, f.SlotsCIHigh, f.ServiceRate)
 		}
-		fmt.Fprintf(w, "Model: %s, base TTFT %.0f ms, %s, %s (%d bootstrap reps)\n",
-			slots, f.BaseTTFTMs, itlModelText(sa.Steps, f), r2Text(f.R2), f.BootstrapReps)
+		if f.Underdetermined {
+			fmt.Fprintf(w, "Model: fit from %d steps: not enough to identify the model (not shown)\n", f.FitSteps)
+		} else {
+			fmt.Fprintf(w, "Model: %s, base TTFT %.0f ms, %s, %s (%d bootstrap reps)\n",
+				slots, f.BaseTTFTMs, itlModelText(sa.Steps, f), r2Text(f.R2), f.BootstrapReps)
+		}
 	}
 	c := sa.Capacity
 	what := fmt.Sprintf("max concurrency %.1f", c.MaxConcurrencyWithinSLA)
@@ -96,8 +109,12 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 	} else if c.OpenEnded {
 		band = fmt.Sprintf("[%.1f, > %.1f]", c.CILow, c.CIHigh)
 	}
-	fmt.Fprintf(w, "Capacity: %s %s (%s), bound by %s, %s; %.2f req/s steady; %d users with %.0f s think time\n",
-		what, band, c.Method, orDash(c.LimitingConstraint), bound, c.ThroughputAtCapacity, c.Users, c.ThinkTimeS)
+	users := fmt.Sprintf("; %d users with %.0f s think time", c.Users, c.ThinkTimeS)
+	if schedule == plan.ScheduleTrace {
+		users = "" // a trace has no users: it replays its own arrivals
+	}
+	fmt.Fprintf(w, "Capacity: %s %s (%s), bound by %s, %s; %.2f req/s steady%s\n",
+		what, band, c.Method, orDash(c.LimitingConstraint), bound, c.ThroughputAtCapacity, users)
 }
 
 // ms renders a latency statistic of sum with the given decimals, or "–" when the metric

@@ -75,7 +75,8 @@ type StepStats struct {
 	// PerUserOutputTokensPerS is the mean of OSL/E2E per request (tokens/s one user sees).
 	PerUserOutputTokensPerS float64 `json:"per_user_output_tokens_per_s"`
 	// LittleThroughputRps is the steady-state request throughput in req/s: closed loop
-	// N / R by Little's law (R = mean E2E of successful measured requests), open loop the
+	// N / R by Little's law (R = mean E2E of successful measured requests, with requests
+	// cut off at the end of the grace period counted for their time in flight), open loop the
 	// rate. Unlike RequestThroughput it excludes the drain tail after the window, when
 	// fewer than N requests are in flight. For a segment analysed from the mix's records
 	// it is MixShare × the mix step's steady-state throughput.
@@ -88,6 +89,16 @@ type StepStats struct {
 	// is this rate instead of the offered one.
 	AchievedRateRps float64 `json:"achieved_rate_rps,omitempty"`
 	sentRateRps     float64 // the window's sends per second, (n − 1) / send span
+	// ScheduleLagMs (open loop) summarises the schedule lag, sent − scheduled in ms, of
+	// the step's measured requests: how long requests waited on the client (held by
+	// ladder.max_concurrency, or a client behind its schedule). N == 0 when the records
+	// carry none (closed loop).
+	ScheduleLagMs Summary `json:"schedule_lag_ms"`
+	// ClientLimited (open loop): the client, not the server, limited the step — it sent
+	// below 0.9 × the rate while the median request waited on the client longer than
+	// max(100 ms, mean E2E). LittleThroughputRps is then the completed requests per
+	// second (RequestThroughput), what the client's cap let through.
+	ClientLimited bool `json:"client_limited,omitempty"`
 	// MixShare is, for a segment analysed from the mix's records (ladder.per_segment
 	// false), its share of the mix step's measured requests; 0 for a step of its own.
 	MixShare float64 `json:"mix_share,omitempty"`
@@ -96,6 +107,13 @@ type StepStats struct {
 	// cancelledNoFirst counts the Cancelled requests that had no first token yet (the
 	// server never answered them within the grace period).
 	cancelledNoFirst int
+	// itlEligible counts the successful measured requests with at least two output
+	// tokens: those for which ITL is defined (OSL ≥ 2).
+	itlEligible int
+	// cutOffMsSum and cutOffN: the time in flight (ms, sent → cut-off) summed over the
+	// Cancelled requests that were sent, and their number (for residenceMs).
+	cutOffMsSum float64
+	cutOffN     int
 
 	IntendedPromptTokensMean float64 `json:"intended_prompt_tokens_mean"`
 	PromptTokensMean         float64 `json:"prompt_tokens_mean"`
@@ -156,6 +174,13 @@ type Fit struct {
 	// slotsUnlocated is the share of bootstrap resamples whose fit saturated no step
 	// (their slot count is unknown; SlotsCILow/High leave them out).
 	slotsUnlocated float64
+	// FitSteps is the number of steps the model was fitted to.
+	FitSteps int `json:"fit_steps"`
+	// Underdetermined: fewer than minFitSteps (3) steps behind the fit, too few to
+	// identify the model (it has more parameters than the TTFT p95 points: an R² near 1
+	// means nothing). Slots and ServiceRate are then unknown (SlotsIdentified false, 0)
+	// and R2 must not be shown as a measure of fit.
+	Underdetermined bool `json:"underdetermined,omitempty"`
 	// BootstrapReps is the number of bootstrap resamples behind the intervals.
 	BootstrapReps int `json:"bootstrap_reps"`
 	// Curve is the model's predicted TTFT p95 / ITL p50 over a load grid (for charts).
@@ -181,8 +206,12 @@ type Capacity struct {
 	// OfferedRateRps (open loop) is the offered rate at the capacity point when the
 	// server completed less (MaxRateWithinSLA is then the achieved throughput); else 0.
 	OfferedRateRps float64 `json:"offered_rate_rps,omitempty"`
-	CILow          float64 `json:"ci_low"`
-	CIHigh         float64 `json:"ci_high"`
+	// ClientLimited (open loop): a step at or below the capacity point was client-limited
+	// (StepStats.ClientLimited), so the capacity is what the client let through — a
+	// lower bound on the server's, not its limit.
+	ClientLimited bool    `json:"client_limited,omitempty"`
+	CILow         float64 `json:"ci_low"`
+	CIHigh        float64 `json:"ci_high"`
 	// OpenEnded: the true capacity may lie above CIHigh (method at_least: CIHigh is 0,
 	// meaning no upper bound; method model: the projection hit its 2× cap). Show the band
 	// as "≥ CILow" when CIHigh is 0.

@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"strings"
+
+	"github.com/llmcap/llmcap/plan"
 )
 
 // cancelledWarning warns about a step whose measured requests were cut off at the end
@@ -17,6 +19,9 @@ func cancelledWarning(seg string, s *StepStats) string {
 	head := fmt.Sprintf("segment %s, load %s: %d of %d measured requests were still in flight after the grace period and were cancelled",
 		seg, fmtNum(s.Load), s.Cancelled, n)
 	if s.Requests-s.Errors > 0 {
+		if s.Schedule == plan.ScheduleConcurrency {
+			head += "; the steady throughput counts them for their time in flight so far, so it is an upper bound"
+		}
 		return head + "; latencies there are underestimated (lengthen ladder.grace or ladder.duration)"
 	}
 	if s.cancelledNoFirst == s.Cancelled {
@@ -49,4 +54,32 @@ func fitWarning(sa *SegmentAnalysis) string {
 		return ""
 	}
 	return fmt.Sprintf("segment %s: %s", sa.Segment, strings.Join(why, "; "))
+}
+
+// itlNotApplicableWarning says once per segment that its ITL constraints did not apply:
+// the SLA has one, some step had successful requests and none of them produced two
+// output tokens (ITL is defined for OSL ≥ 2). "" otherwise.
+func itlNotApplicableWarning(sa *SegmentAnalysis, cons []plan.Constraint) string {
+	var itl *plan.Constraint
+	for i := range cons {
+		if cons[i].Metric == "itl" {
+			itl = &cons[i]
+			break
+		}
+	}
+	if itl == nil {
+		return ""
+	}
+	na := false
+	for i := range sa.Steps {
+		s := &sa.Steps[i]
+		if s.itlEligible > 0 {
+			return ""
+		}
+		na = na || notApplicable(s, *itl)
+	}
+	if !na {
+		return ""
+	}
+	return fmt.Sprintf("ITL SLA not applicable to segment %s: no request produced two tokens (ITL is defined for two output tokens or more)", sa.Segment)
 }

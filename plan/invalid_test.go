@@ -133,6 +133,18 @@ segments:
 			"report.formats[1]", `"docx" is not allowed: must be one of pdf, xlsx, charts`},
 		{"capture launch without launch", okSegments + okLadder + "capture: {enabled: true, mode: launch}\n",
 			"capture.mode", "needs target.launch"},
+		{"shared prefix longer than a fixed prompt", `
+segments:
+  - {name: a, weight: 1, shared_prefix_tokens: 1000, prompt_tokens: {dist: fixed, value: 300}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].shared_prefix_tokens", "1000 is not allowed: must be smaller than the fixed prompt_tokens.value, 300: the shared prefix is part of prompt_tokens"},
+		{"shared prefix equal to a uniform prompt's min", `
+segments:
+  - {name: a, weight: 1, shared_prefix_tokens: 100, prompt_tokens: {dist: uniform, min: 100, max: 900}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].shared_prefix_tokens", "must be smaller than prompt_tokens.min, 100"},
+		{"shared prefix above an unbounded prompt's mean", `
+segments:
+  - {name: a, weight: 1, shared_prefix_tokens: 600, prompt_tokens: {dist: lognormal, mean: 500, stddev: 200}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].shared_prefix_tokens", "must be smaller than prompt_tokens.mean (the distribution is unbounded below), 500"},
 		{"duplicate segment names", `
 segments:
   - {name: a, weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}

@@ -146,7 +146,10 @@ type Segment struct {
 	// PromptTokens and OutputTokens are the intended ISL and OSL distributions.
 	PromptTokens Dist `mapstructure:"prompt_tokens" json:"prompt_tokens" yaml:"prompt_tokens"`
 	OutputTokens Dist `mapstructure:"output_tokens" json:"output_tokens" yaml:"output_tokens"`
-	// SharedPrefixTokens is a prefix common to every prompt of the segment.
+	// SharedPrefixTokens is a prefix common to every prompt of the segment, counted
+	// inside prompt_tokens (a prompt of n tokens is the prefix plus n − prefix drawn
+	// tokens), so it must be smaller than the smallest prompt_tokens value (the fixed
+	// value, the min, or the mean of an unbounded normal/lognormal).
 	SharedPrefixTokens int `mapstructure:"shared_prefix_tokens" json:"shared_prefix_tokens,omitempty" yaml:"shared_prefix_tokens,omitempty"`
 	// MultiTurn, when set, makes each user a session of several turns.
 	MultiTurn *MultiTurn `mapstructure:"multi_turn" json:"multi_turn,omitempty" yaml:"multi_turn,omitempty"`

@@ -243,6 +243,7 @@ func (p *Plan) checkSegments(ps *problems) {
 		} else {
 			checkDist(ps, pre+"prompt_tokens", s.PromptTokens, true)
 			checkDist(ps, pre+"output_tokens", s.OutputTokens, true)
+			checkPrefix(ps, pre, s)
 		}
 		if m := s.MultiTurn; m != nil {
 			positiveInt(ps, pre+"multi_turn.turns", m.Turns)
@@ -277,4 +278,36 @@ func checkTrace(ps *problems, path string, t Trace) {
 	nonNegInt(ps, path+".max_output_tokens", t.MaxOutputTokens)
 	nonNegInt(ps, path+".start_row", t.StartRow)
 	nonNegInt(ps, path+".rows", t.Rows)
+}
+
+// checkPrefix checks that a segment's shared prefix fits in its prompts: the prefix is
+// part of prompt_tokens (the rest is drawn after it), so it must be smaller than the
+// smallest prompt the distribution can draw — the fixed value, the min of a uniform (or of
+// a clamped normal/lognormal), or, for an unbounded normal/lognormal, its mean. Empirical
+// distributions (values in a file) are not checked here.
+func checkPrefix(ps *problems, pre string, s Segment) {
+	n := float64(s.SharedPrefixTokens)
+	if n <= 0 {
+		return
+	}
+	d := s.PromptTokens
+	var bound float64
+	what := ""
+	switch d.Kind {
+	case DistFixed:
+		bound, what = d.Value, "the fixed prompt_tokens.value"
+	case DistUniform:
+		bound, what = d.Min, "prompt_tokens.min"
+	case DistNormal, DistLognormal:
+		bound, what = d.Mean, "prompt_tokens.mean (the distribution is unbounded below)"
+		if d.Min > 0 {
+			bound, what = d.Min, "prompt_tokens.min"
+		}
+	default:
+		return
+	}
+	if n >= bound {
+		ps.add(pre+"shared_prefix_tokens", s.SharedPrefixTokens,
+			"must be smaller than %s, %g: the shared prefix is part of prompt_tokens, not added to it", what, bound)
+	}
 }
