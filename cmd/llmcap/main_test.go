@@ -106,6 +106,26 @@ func TestPlanDemo(t *testing.T) {
 	}
 }
 
+// TestPlanCaptureColumn checks that plan marks which steps a capture plan captures:
+// capture.steps names concurrency 8, knee may take the others.
+func TestPlanCaptureColumn(t *testing.T) {
+	r := llmcap(t, nil, "plan", "-c", "configs/capture-sim.yaml")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	marks := regexp.MustCompile(`(?m)^\d+\s+chat\s+concurrency\s+(\d+)\s+.*\s(capture|knee|–)$`).FindAllStringSubmatch(r.stdout, -1)
+	got := map[string]string{}
+	for _, m := range marks {
+		got[m[1]] = m[2]
+	}
+	if got["2"] != "knee" || got["8"] != "capture" || got["16"] != "knee" || !strings.Contains(r.stdout, "CAPTURE") {
+		t.Errorf("capture marks %v:\n%s", got, r.stdout)
+	}
+	if r = llmcap(t, nil, "plan", "-c", "configs/demo.yaml"); strings.Contains(r.stdout, "CAPTURE") {
+		t.Errorf("a plan without capture shows a CAPTURE column:\n%s", r.stdout)
+	}
+}
+
 // TestPrecedenceFlagsEnv checks --set > LLMCAP_* > file on the real command.
 func TestPrecedenceFlagsEnv(t *testing.T) {
 	env := []string{"LLMCAP_TARGET_SIMULATOR_MAX_NUM_SEQS=48", "LLMCAP_LADDER_DURATION=4s"}

@@ -71,8 +71,13 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tSEGMENT\tSCHEDULE\tLOAD\tWARM-UP\tWINDOW\tESTIMATE")
+	header := "STEP\tSEGMENT\tSCHEDULE\tLOAD\tWARM-UP\tWINDOW\tESTIMATE"
+	if p.Capture.Enabled {
+		header += "\tCAPTURE"
+	}
+	fmt.Fprintln(tw, header)
 	var notes []string
+	knee := false
 	for _, s := range steps {
 		warm, window := warmupText(s.Warmup), windowText(s)
 		if s.Schedule == plan.ScheduleTrace {
@@ -82,14 +87,23 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 				notes = append(notes, note)
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, s.Segment, s.Schedule, loadText(s),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s", s.Index, s.Segment, s.Schedule, loadText(s),
 			warm, window, roundDur(s.Estimated))
+		if p.Capture.Enabled {
+			mark := p.CaptureMark(s)
+			knee = knee || mark == plan.CaptureMarkKnee
+			fmt.Fprintf(tw, "\t%s", orDash(mark))
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write plan: %w", err)
 	}
 	for _, n := range notes {
 		fmt.Fprintf(w, "warning: %s\n", n)
+	}
+	if knee {
+		fmt.Fprintln(w, "capture knee: a step is captured unless an earlier step of its segment already failed the quick SLA check")
 	}
 	_, err := fmt.Fprintf(w, "\nestimated wall time: %s (%s)\n", roundDur(total), plural(len(steps), "step"))
 	return err
@@ -185,4 +199,12 @@ func roundDur(d time.Duration) string {
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// orDash returns s, or "–" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }

@@ -361,6 +361,8 @@ func printOutputs(w io.Writer, dir string) {
 		{sweep.FileSteps, "one summary per step"},
 		{sweep.FileServerMetrics, "scraped server metrics"},
 		{sweep.FileRun, "resolved plan, versions, state"},
+		{"profiles", "Nsight Systems captures: one directory per captured step, launch.json"},
+		{"server.log", "output of the server llmcap launched"},
 	} {
 		if _, err := os.Stat(filepath.Join(dir, f.name)); err == nil {
 			fmt.Fprintf(w, "  %-22s %s\n", f.name, f.what)
