@@ -460,7 +460,7 @@ func slotsObserved(steps []StepStats, slots float64) bool {
 // rate × mean E2E (Little's law).
 func inFlightOf(s *StepStats) float64 {
 	if s.Schedule != plan.ScheduleConcurrency {
-		return s.Rate * s.E2EMs.Mean / 1000
+		return servedRateOf(s) * s.E2EMs.Mean / 1000
 	}
 	return s.Load
 }

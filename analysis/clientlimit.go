@@ -79,3 +79,13 @@ func clientLimitedWarning(sa *SegmentAnalysis, p *plan.Plan) string {
 	return fmt.Sprintf("segment %s: %s limited the offered load (%s): requests waited on the client, so the achieved rate (at most %.2f req/s) is the client's, not the server's; %s",
 		sa.Segment, clientWho(p), strings.Join(rows, "; "), served, fix)
 }
+
+// servedRateOf is the rate (req/s) at which an open-loop step's requests reached the
+// server: the scheduled rate, or what a client-limited step let through (Little's law
+// turns it into the requests in flight at the server).
+func servedRateOf(s *StepStats) float64 {
+	if s.ClientLimited {
+		return math.Min(s.Rate, s.RequestThroughput)
+	}
+	return s.Rate
+}

@@ -74,7 +74,7 @@ func requiredCompletions(s *StepStats) (int, string) {
 		}
 		return steadyMinPerUser * s.Concurrency, fmt.Sprintf("%d × concurrency %d", steadyMinPerUser, s.Concurrency)
 	case plan.ScheduleRate:
-		inFlight := share * s.Rate * s.E2EMs.Mean / 1000
+		inFlight := share * servedRateOf(s) * s.E2EMs.Mean / 1000
 		need := int(math.Ceil(steadyMinPerUser * inFlight))
 		if need < 10 {
 			need = 10

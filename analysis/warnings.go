@@ -18,6 +18,9 @@ func cancelledWarning(seg string, s *StepStats) string {
 	}
 	head := fmt.Sprintf("segment %s, load %s: %d of %d measured requests were still in flight after the grace period and were cancelled",
 		seg, fmtNum(s.Load), s.Cancelled, n)
+	if s.ClientLimited {
+		return head + ": they were waiting on the client's own limit, not on the server (see the client-limit warning)"
+	}
 	if s.Requests-s.Errors > 0 {
 		if s.Schedule == plan.ScheduleConcurrency {
 			head += "; the steady throughput counts them for their time in flight so far, so it is an upper bound"
