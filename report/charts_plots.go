@@ -190,6 +190,9 @@ func FitPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 		return nil, fmt.Errorf("segment %s: no model fit", seg.Segment)
 	}
 	fit := seg.Fit
+	if fit.Underdetermined {
+		return nil, noData("the model was fitted from %d steps, too few to identify it", fit.FitSteps)
+	}
 	p := newPlot(fmt.Sprintf("Model fit: %s (R² %.3f)", seg.Segment, fit.R2), loadLabel(a), "TTFT p95 (ms)")
 	var curve, upper, lower plotter.XYs
 	for _, c := range shownCurve(a, seg) {

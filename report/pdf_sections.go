@@ -224,6 +224,10 @@ func modelSection(in *input, byName map[string]Chart) []core.Row {
 			data = append(data, []string{seg.Segment, "no fit", "", "", "", "", "", ""})
 			continue
 		}
+		if f.Underdetermined {
+			data = append(data, []string{seg.Segment, fmt.Sprintf("fit from %d steps: too few to identify the model", f.FitSteps), "", "", "", "", "", ""})
+			continue
+		}
 		xMax := auto(f.ServiceRate)
 		if !f.SlotsIdentified {
 			xMax = "–"

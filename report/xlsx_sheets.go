@@ -197,7 +197,9 @@ func writeModelSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
 		{"decode per seq (ms)", st.num3, 12}, {"prefill (ms per 1k tokens)", st.num2, 14}, {"R²", st.num3, 8}, {"residuals (ms)", 0, 40}}
 	var rows [][]any
 	for _, seg := range allSegments(a) {
-		if fit := seg.Fit; fit != nil {
+		if fit := seg.Fit; fit != nil && fit.Underdetermined {
+			rows = append(rows, []any{seg.Segment, nil, fmt.Sprintf("fit from %d steps: too few to identify the model", fit.FitSteps)})
+		} else if fit != nil {
 			slots := any(nanNil(fit.Slots))
 			if !fit.SlotsIdentified {
 				slots = slotsNotIdentified
