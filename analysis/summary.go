@@ -110,8 +110,8 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 		band = fmt.Sprintf("[%.1f, > %.1f]", c.CILow, c.CIHigh)
 	}
 	users := fmt.Sprintf("; %d users with %.0f s think time", c.Users, c.ThinkTimeS)
-	if schedule == plan.ScheduleTrace {
-		users = "" // a trace has no users: it replays its own arrivals
+	if schedule == plan.ScheduleTrace || c.ThinkTimeS == 0 {
+		users = "" // a trace has no users (it replays its own arrivals); without think time users are the concurrency
 	}
 	fmt.Fprintf(w, "Capacity: %s %s (%s), bound by %s, %s; %.2f req/s steady%s\n",
 		what, band, c.Method, orDash(c.LimitingConstraint), bound, c.ThroughputAtCapacity, users)
