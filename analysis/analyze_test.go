@@ -234,7 +234,10 @@ func TestBadInputs(t *testing.T) {
 	}
 }
 
-func TestTraceReplayStep(t *testing.T) {
+// traceReplayAnalysis analyses a one-step Azure trace replay: 40 requests sent every
+// 0.5 s, each with TTFT 100 ms, ITL 10 ms, E2E 1 s and 50 output tokens.
+func traceReplayAnalysis(t *testing.T) *Analysis {
+	t.Helper()
 	p := plan.Plan{Name: "trace", Segments: []plan.Segment{{Name: "conv", Weight: 1, Trace: &plan.Trace{Format: plan.TraceAzure, File: "x.csv"}}},
 		SLA: plan.SLA{TTFTMs: map[string]float64{"p95": 500}}}
 	const T = int64(1_700_000_000) * 1e9
@@ -248,6 +251,11 @@ func TestTraceReplayStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return a
+}
+
+func TestTraceReplayStep(t *testing.T) {
+	a := traceReplayAnalysis(t)
 	s := a.Segments[0].Steps[0]
 	// 40 requests over 19.5 s + 1 s.
 	near(t, "trace load", s.Load, 40/20.5, 1e-9)

@@ -125,12 +125,7 @@ func errorsAdvice(c Capacity) string {
 // off at the end of the grace period, "no measured request completed (all 3 were still
 // waiting for their first token when the grace period ended and were cancelled)".
 func noMeasuredEvidence(steps []StepStats) string {
-	warm, cut, noFirst := 0, 0, 0
-	for i := range steps {
-		warm += steps[i].WarmupRequests
-		cut += steps[i].Cancelled
-		noFirst += steps[i].cancelledNoFirst
-	}
+	warm, cut, noFirst := unmeasuredCounts(steps)
 	switch {
 	case cut > 0 && noFirst == cut:
 		return fmt.Sprintf("no measured request completed (all %s were still waiting for their first token when the grace period ended and were cancelled)", commaInt(float64(cut)))
@@ -143,14 +138,20 @@ func noMeasuredEvidence(steps []StepStats) string {
 	return "no measured requests"
 }
 
-// noDataAdvice says what to do about a ladder without measured requests, by its cause.
-func noDataAdvice(steps []StepStats) string {
-	cut, noFirst, warm := 0, 0, 0
+// unmeasuredCounts sums, over steps, the warm-up requests, the requests cancelled at the
+// end of the grace period, and those of them that never got a first token.
+func unmeasuredCounts(steps []StepStats) (warm, cut, noFirst int) {
 	for i := range steps {
+		warm += steps[i].WarmupRequests
 		cut += steps[i].Cancelled
 		noFirst += steps[i].cancelledNoFirst
-		warm += steps[i].WarmupRequests
 	}
+	return warm, cut, noFirst
+}
+
+// noDataAdvice says what to do about a ladder without measured requests, by its cause.
+func noDataAdvice(steps []StepStats) string {
+	warm, cut, noFirst := unmeasuredCounts(steps)
 	switch {
 	case cut > 0 && noFirst == cut:
 		return "The server accepted the requests but never answered them: check that it is up and not stuck (its log), and set target.first_byte_timeout so such requests fail as timeouts instead of waiting out the grace period."

@@ -209,19 +209,7 @@ func TestTwoStepFitIsNotPresentedAsFact(t *testing.T) {
 // trace's request rate (not concurrency), prints no users with think time, and a failed
 // replay's errors name the replay rather than "load 0".
 func TestTraceStepsLabelledAsTraceRate(t *testing.T) {
-	p := plan.Plan{Name: "trace", Segments: []plan.Segment{{Name: "conv", Weight: 1, Trace: &plan.Trace{Format: plan.TraceAzure, File: "x.csv"}}},
-		SLA: plan.SLA{TTFTMs: map[string]float64{"p95": 500}}}
-	const T = int64(1_700_000_000) * 1e9
-	var recs []sweep.Record
-	for i := 0; i < 40; i++ {
-		sent := T + int64(i)*5e8
-		recs = append(recs, sweep.Record{Segment: "conv", Step: 0, Schedule: plan.ScheduleTrace, Phase: sweep.PhaseMeasure,
-			SentNs: sent, EndNs: sent + 1e9, TTFTMs: fp(100), ITLMs: fp(10), E2EMs: fp(1000), OutputTokens: 50, Status: sweep.StatusOK})
-	}
-	a, err := Analyze(writeRunDir(t, metaFor(p), recs, nil, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := traceReplayAnalysis(t)
 	var b strings.Builder
 	if err := PrintSummary(&b, a); err != nil {
 		t.Fatal(err)

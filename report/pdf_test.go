@@ -15,6 +15,7 @@ import (
 
 	"github.com/johnfercher/go-tree/node"
 	"github.com/johnfercher/maroto/v2/pkg/core"
+	"github.com/llmcap/llmcap/analysis"
 )
 
 // structNode is a maroto component tree node as written to the golden file.
@@ -57,7 +58,13 @@ func placeholderCharts(t *testing.T, in *input) []Chart {
 
 func TestPDFStructureGolden(t *testing.T) {
 	a := fxAnalysis()
-	dir := fxWriteRunDir(t, a, 10)
+	golden(t, "pdf-structure.txt", []byte(pdfStructure(t, fxWriteRunDir(t, a, 10), a)))
+}
+
+// pdfStructure lays out the PDF of run directory dir (analysis a, placeholder charts)
+// and returns its component tree, one node per line (writeStructLines).
+func pdfStructure(t *testing.T, dir string, a *analysis.Analysis) string {
+	t.Helper()
 	in, err := loadInput(dir, a)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +77,7 @@ func TestPDFStructureGolden(t *testing.T) {
 	if err := writeStructLines(&b, toStructNode(m.GetStructure()), 0); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "pdf-structure.txt", []byte(b.String()))
+	return b.String()
 }
 
 // writeStructLines writes one node per line, indented by depth: type, value and the

@@ -47,8 +47,34 @@ func ensureFDs(need int) error {
 		}
 	}
 	if soft < uint64(need) {
-		return fmt.Errorf("the ladder needs about %d open files (connections) but the limit is %d "+
-			"(hard limit %d): raise it with `ulimit -n %d` (or lower the ladder's concurrency)", need, soft, hard, need)
+		return fdError(need, soft, hard)
 	}
 	return nil
+}
+
+// fdError is the error of a ladder that needs need open files against the limits.
+func fdError(need int, soft, hard uint64) error {
+	return fmt.Errorf("the ladder needs about %d open files (connections) but the limit is %d "+
+		"(hard limit %d): raise it with `ulimit -n %d` (or lower the ladder's concurrency)", need, soft, hard, need)
+}
+
+// OpenFilesLimit returns RLIMIT_NOFILE's soft and hard limits; ok is false where they
+// cannot be read.
+func OpenFilesLimit() (soft, hard uint64, ok bool) {
+	soft, hard, err := getNoFile()
+	return soft, hard, err == nil
+}
+
+// CheckOpenFiles fails, with the same error a sweep would give, when p's whole ladder
+// needs more open files (fdsNeeded) than the hard RLIMIT_NOFILE allows; the sweep
+// raises the soft limit up to the hard one itself, so only the hard limit can stop it.
+// Where the limit is unknown it passes. The CLI calls it before creating a run
+// directory.
+func CheckOpenFiles(p *plan.Plan) error {
+	need := fdsNeeded(p.Steps(), p.Ladder, p.Target.IsSimulator())
+	soft, hard, ok := OpenFilesLimit()
+	if !ok || hard >= uint64(need) {
+		return nil
+	}
+	return fdError(need, soft, hard)
 }

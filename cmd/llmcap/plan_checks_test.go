@@ -6,12 +6,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/llmcap/llmcap/sweep"
 )
 
 // TestOpenFilesCheckedBeforeRunDir: a ladder needing more open files than the hard
 // limit fails `run` before the run directory exists; `plan` warns about it.
 func TestOpenFilesCheckedBeforeRunDir(t *testing.T) {
-	_, hard, ok := openFilesLimit()
+	_, hard, ok := sweep.OpenFilesLimit()
 	if !ok || hard > 1<<24 {
 		t.Skipf("open-files hard limit unknown or unlimited (%d)", hard)
 	}

@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
 )
 
 // extraCommands are subcommands registered by other files' init functions (e.g. the
@@ -121,7 +122,7 @@ func (g *globals) loadPlan() (*plan.Plan, error) {
 			"set target.url: simulator to choose it, or target.url: http://HOST:PORT/v1 and target.model for a real server",
 			s.Model, s.GPU, s.TensorParallel, s.MaxNumSeqs))
 	}
-	if err := checkOpenFiles(p); err != nil {
+	if err := sweep.CheckOpenFiles(p); err != nil {
 		if g.command == "run" || g.command == "sweep" {
 			return nil, fmt.Errorf("%s: %w", path, err) // before the run directory is created
 		}
