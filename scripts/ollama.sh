@@ -8,7 +8,7 @@
 #   LLMCAP_CACHE          cache root (default $HOME/.cache/llmcap)
 #   LLMCAP_OLLAMA_PORT    loopback port (default 11434)
 #   LLMCAP_OLLAMA_PARALLEL  OLLAMA_NUM_PARALLEL, the server's slot count (default 4)
-#   LLMCAP_SHARED_DATA    shared data dir (default <repo>/../shared/data)
+#   LLMCAP_DATA           data dir holding models/ (default <repo>/data)
 #   LLMCAP_OLLAMA_READY_S seconds to wait for readiness (default 60)
 #   LLMCAP_OLLAMA_THREADS num_thread of every model (default 1; see below)
 #
@@ -20,7 +20,7 @@
 #
 # install is idempotent: it skips the build when the cached binary reports 0.17.4.
 # The build goes through the Go module proxy and Debian packages only (see
-# ../shared/data/README.md); a cold build takes ~7 minutes on 2 cores.
+# docs/ollama.md); a cold build takes ~7 minutes on 2 cores.
 set -euo pipefail
 
 OLLAMA_VERSION=0.17.4
@@ -31,8 +31,8 @@ BIN_DIR="$CACHE/bin"
 OLLAMA_BIN="$BIN_DIR/ollama"
 PORT="${LLMCAP_OLLAMA_PORT:-11434}"
 PARALLEL="${LLMCAP_OLLAMA_PARALLEL:-4}"
-SHARED_DATA="${LLMCAP_SHARED_DATA:-$REPO_ROOT/../shared/data}"
-MODELS_SRC="$SHARED_DATA/models"
+DATA_DIR="${LLMCAP_DATA:-$REPO_ROOT/data}"
+MODELS_SRC="$DATA_DIR/models"
 RUN_DIR="$CACHE/ollama-run-$PORT"
 PID_FILE="$RUN_DIR/ollama.pid"
 LOG_FILE="$RUN_DIR/ollama.log"
@@ -112,8 +112,8 @@ ready() {
 
 # create_models registers stories (exact length), stories-stop and stories-16k.
 create_models() {
-  [[ -f "$MODELS_SRC/stories260K.gguf" ]] || die "missing $MODELS_SRC/stories260K.gguf"
-  [[ -f "$MODELS_SRC/stories260K-ctx16k.gguf" ]] || die "missing $MODELS_SRC/stories260K-ctx16k.gguf"
+  [[ -f "$MODELS_SRC/stories260K.gguf" ]] || { log "error: missing $MODELS_SRC/stories260K.gguf"; return 1; }
+  [[ -f "$MODELS_SRC/stories260K-ctx16k.gguf" ]] || { log "error: missing $MODELS_SRC/stories260K-ctx16k.gguf"; return 1; }
   local mf
   mf="$(mktemp -d)"
   local common
@@ -127,11 +127,23 @@ create_models() {
   for m in stories stories-stop stories-16k; do
     "$OLLAMA_BIN" create "$m" -f "$mf/$m" >/dev/null 2>&1 || {
       rm -rf "$mf"
-      die "ollama create $m failed (see $LOG_FILE)"
+      log "error: ollama create $m failed (see $LOG_FILE)"
+      return 1
     }
   done
   rm -rf "$mf"
   log "models ready: stories stories-stop stories-16k"
+}
+
+# start_failed stops a server this call started, then fails: a start that does not
+# finish (not ready, a model not created) leaves nothing running behind it.
+STARTED_HERE=0
+start_failed() {
+  if [[ $STARTED_HERE -eq 1 ]]; then
+    log "start failed: stopping the server it started"
+    cmd_stop
+  fi
+  die "$@"
 }
 
 cmd_start() {
@@ -147,16 +159,17 @@ cmd_start() {
       OLLAMA_FLASH_ATTENTION=0 OLLAMA_NOPRUNE=1 \
       nohup "$OLLAMA_BIN" serve >"$LOG_FILE" 2>&1 </dev/null &
     echo $! >"$PID_FILE"
+    STARTED_HERE=1
     log "started pid $! on $OLLAMA_HOST (NUM_PARALLEL=$PARALLEL, log $LOG_FILE)"
   fi
   local i
   for ((i = 0; i < READY_S * 4; i++)); do
     ready && break
-    running || { tail -n 20 "$LOG_FILE" >&2; die "ollama exited during startup"; }
+    running || { tail -n 20 "$LOG_FILE" >&2; start_failed "ollama exited during startup"; }
     sleep 0.25
   done
-  ready || { tail -n 20 "$LOG_FILE" >&2; die "not ready after ${READY_S}s"; }
-  create_models
+  ready || { tail -n 20 "$LOG_FILE" >&2; start_failed "not ready after ${READY_S}s"; }
+  create_models || start_failed "models not created"
 }
 
 cmd_stop() {

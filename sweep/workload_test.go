@@ -17,12 +17,12 @@ import (
 )
 
 // rtTraces is the real trace directory, relative to this package.
-const rtTraces = "../../shared/data/traces/"
+const rtTraces = "../data/traces/"
 
 func rtNeedFile(t *testing.T, path string) {
 	t.Helper()
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("real trace data missing (%v): it lives in ../shared/data/traces next to the repo", err)
+		t.Fatalf("real trace data missing (%v): it ships in data/traces", err)
 	}
 }
 
