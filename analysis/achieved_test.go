@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // longSim: 500-token replies at about 8 ms per token, so E2E ≈ 4 s, a third of a 12 s
@@ -27,7 +28,7 @@ func openRunSLA(t *testing.T, v vsim, rates []float64, ttftMs float64) *Analysis
 		Ladder: plan.Ladder{Rate: rates, Duration: time.Duration(v.windowS * float64(time.Second))},
 		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": ttftMs}, ThinkTime: 10 * time.Second},
 		Report: plan.Report{TargetUsers: []int{1000}}}
-	var recs []sweep.Record
+	var recs []rundir.Record
 	for _, s := range p.Steps() {
 		recs = append(recs, v.stepOpen(s.Index, s.Segment, s.Rate)...)
 	}

@@ -11,8 +11,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // Analyze reads the run directory dir (run.json, records.jsonl, steps.jsonl,
@@ -295,7 +296,7 @@ func meanE2EMs(st *store, idx []int32) float64 {
 			sum += q.e2e
 			n++
 			okN++
-		case q.phase == phaseGrace && !q.ok && st.names[q.errClass] == sweep.ErrCancelled &&
+		case q.phase == phaseGrace && !q.ok && st.names[q.errClass] == rundir.ErrCancelled &&
 			q.sentNs > 0 && q.endNs > q.sentNs: // cut off: its time in flight so far (residenceMs)
 			sum += float64(q.endNs-q.sentNs) / 1e6
 			n++

@@ -10,15 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 func TestRateLadder(t *testing.T) {
 	p := plan.Plan{Name: "rate", Seed: 5, Segments: []plan.Segment{{Name: "chat", Weight: 1}},
 		Ladder: plan.Ladder{Rate: []float64{2, 4, 6, 7, 8, 10}, Duration: time.Minute},
 		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": 1000}}}
-	var recs []sweep.Record
+	var recs []rundir.Record
 	for _, s := range p.Steps() {
 		recs = append(recs, queueSim.stepOpen(s.Index, s.Segment, s.Rate)...)
 	}
@@ -62,9 +63,9 @@ func mixRun(t *testing.T) (string, plan.Plan) {
 		SLA:      plan.SLA{TTFTMs: map[string]float64{"p95": 250}},
 		Report:   plan.Report{TargetUsers: []int{100}, GPUHourUSD: 2, GPU: "H100-SXM", WhatIfGPUs: []string{"A100-80GB", "nope"}}}
 	const T = int64(1_700_000_000) * 1e9
-	var recs []sweep.Record
-	var steps []sweep.StepSummary
-	var samples []sweep.MetricSample
+	var recs []rundir.Record
+	var steps []rundir.StepSummary
+	var samples []rundir.MetricSample
 	for _, st := range p.Steps() {
 		base := T + int64(st.Index)*100e9
 		for i := 0; i < 40; i++ {
@@ -73,25 +74,25 @@ func mixRun(t *testing.T) (string, plan.Plan) {
 				seg, ttft = "long", 200.0+float64(st.Concurrency)*20
 			}
 			sent := base + int64(i)*1e9
-			recs = append(recs, sweep.Record{Segment: seg, StepSegment: plan.MixSegment, Step: st.Index,
-				Schedule: plan.ScheduleConcurrency, Concurrency: st.Concurrency, Phase: sweep.PhaseMeasure,
+			recs = append(recs, rundir.Record{Segment: seg, StepSegment: plan.MixSegment, Step: st.Index,
+				Schedule: plan.ScheduleConcurrency, Concurrency: st.Concurrency, Phase: rundir.PhaseMeasure,
 				SentNs: sent, EndNs: sent + 2e9, TTFTMs: fp(ttft + float64(i%3)), ITLMs: fp(10), E2EMs: fp(2000),
-				OutputTokens: 100, PromptTokens: 50, Status: sweep.StatusOK, ICLMs: []float64{9, 11}})
+				OutputTokens: 100, PromptTokens: 50, Status: rundir.StatusOK, ICLMs: []float64{9, 11}})
 		}
-		steps = append(steps, sweep.StepSummary{Step: st, MeasureStartNs: base, MeasureEndNs: base + 50e9,
+		steps = append(steps, rundir.StepSummary{Step: st, MeasureStartNs: base, MeasureEndNs: base + 50e9,
 			Captured: "profiles/step-" + string(rune('0'+st.Index))})
 		for k := 0; k < 5; k++ {
-			samples = append(samples, sweep.MetricSample{TimeNs: base + int64(k)*10e9, Step: st.Index, Values: map[string]float64{
+			samples = append(samples, rundir.MetricSample{TimeNs: base + int64(k)*10e9, Step: st.Index, Values: map[string]float64{
 				`vllm:num_requests_running{model_name="m"}`:  float64(st.Concurrency),
 				`vllm:num_requests_waiting{model_name="m"}`:  float64(k),
 				`vllm:kv_cache_usage_perc{model_name="m"}`:   0.1 * float64(k),
 				`vllm:num_preemptions_total{model_name="m"}`: float64(3 * k)}})
 		}
-		samples = append(samples, sweep.MetricSample{TimeNs: base + 90e9, Step: st.Index, // outside the window
+		samples = append(samples, rundir.MetricSample{TimeNs: base + 90e9, Step: st.Index, // outside the window
 			Values: map[string]float64{`vllm:num_requests_waiting{model_name="m"}`: 1000}})
 	}
 	dir := writeRunDir(t, metaFor(p), recs, steps, samples)
-	kd := filepath.Join(dir, sweep.DirProfiles, "step-1")
+	kd := filepath.Join(dir, rundir.DirProfiles, "step-1")
 	if err := os.MkdirAll(kd, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestBadInputs(t *testing.T) {
 	}
 	p := plan.Plan{Name: "bad", Segments: []plan.Segment{{Name: "chat", Weight: 1}}, Ladder: plan.Ladder{Concurrency: []int{1}}}
 	dir := writeRunDir(t, metaFor(p), nil, nil, nil)
-	f, _ := os.OpenFile(filepath.Join(dir, sweep.FileRecords), os.O_APPEND|os.O_WRONLY, 0)
+	f, _ := os.OpenFile(filepath.Join(dir, rundir.FileRecords), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("{\"segment\":\"chat\",\"step\":0,\"phase\":\"measure\",\"status\":\"ok\",\"ttft_ms\":12.5,\"output_tokens\":3}\n{not json\n{\"segment\":\"ch\\u0061t\",\"step\":0,\"phase\":\"measure\",\"status\":\"ok\",\"ttft_ms\":null,\"error\":\"x \\\"q\\\"\"}\n{\"segment\":\"chat\",\"step\":0,\"ph")
 	f.Close()
 	a, err := Analyze(dir)
@@ -241,11 +242,11 @@ func traceReplayAnalysis(t *testing.T) *Analysis {
 	p := plan.Plan{Name: "trace", Segments: []plan.Segment{{Name: "conv", Weight: 1, Trace: &plan.Trace{Format: plan.TraceAzure, File: "x.csv"}}},
 		SLA: plan.SLA{TTFTMs: map[string]float64{"p95": 500}}}
 	const T = int64(1_700_000_000) * 1e9
-	var recs []sweep.Record
+	var recs []rundir.Record
 	for i := 0; i < 40; i++ {
 		sent := T + int64(i)*5e8
-		recs = append(recs, sweep.Record{Segment: "conv", Step: 0, Schedule: plan.ScheduleTrace, Phase: sweep.PhaseMeasure,
-			SentNs: sent, EndNs: sent + 1e9, TTFTMs: fp(100), ITLMs: fp(10), E2EMs: fp(1000), OutputTokens: 50, Status: sweep.StatusOK})
+		recs = append(recs, rundir.Record{Segment: "conv", Step: 0, Schedule: plan.ScheduleTrace, Phase: rundir.PhaseMeasure,
+			SentNs: sent, EndNs: sent + 1e9, TTFTMs: fp(100), ITLMs: fp(10), E2EMs: fp(1000), OutputTokens: 50, Status: rundir.StatusOK})
 	}
 	a, err := Analyze(writeRunDir(t, metaFor(p), recs, nil, nil))
 	if err != nil {
@@ -272,8 +273,8 @@ func TestParallelReaderLongLinesAndOrder(t *testing.T) {
 		long[i] = 1.25
 	}
 	for i := 0; i < 20_000; i++ {
-		r := sweep.Record{Segment: "s" + string(rune('a'+i%3)), Step: i % 7, Phase: sweep.PhaseMeasure,
-			Status: sweep.StatusOK, TTFTMs: fp(float64(i)), OutputTokens: 2}
+		r := rundir.Record{Segment: "s" + string(rune('a'+i%3)), Step: i % 7, Phase: rundir.PhaseMeasure,
+			Status: rundir.StatusOK, TTFTMs: fp(float64(i)), OutputTokens: 2}
 		if i == 10_000 {
 			r.ICLMs = long
 		}

@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // writeMillion writes a run directory of n records over 10 concurrency steps, shaped
@@ -27,8 +28,8 @@ func writeMillion(b *testing.B, n int) (string, plan.Plan) {
 		Ladder: plan.Ladder{Concurrency: loads},
 		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": 3000}, ITLMs: map[string]float64{"p50": 20}}}
 	dir := b.TempDir()
-	writeJSONFile(b, filepath.Join(dir, sweep.FileRun), metaFor(p))
-	f, err := os.Create(filepath.Join(dir, sweep.FileRecords))
+	writeJSONFile(b, filepath.Join(dir, rundir.FileRun), metaFor(p))
+	f, err := os.Create(filepath.Join(dir, rundir.FileRecords))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,14 +46,14 @@ func writeMillion(b *testing.B, n int) (string, plan.Plan) {
 			itl := 8 + 0.1*float64(min(c, 8)) + rng.Float64()
 			out := 50 + rng.IntN(100)
 			e2e := ttft + itl*float64(out-1)
-			r := sweep.Record{RunID: "million", Segment: "chat", Step: si, Schedule: "concurrency", Concurrency: c,
-				Phase: sweep.PhaseMeasure, RequestID: "r" + strconv.Itoa(i), SessionID: "s" + strconv.Itoa(i%c),
+			r := rundir.Record{RunID: "million", Segment: "chat", Step: si, Schedule: "concurrency", Concurrency: c,
+				Phase: rundir.PhaseMeasure, RequestID: "r" + strconv.Itoa(i), SessionID: "s" + strconv.Itoa(i%c),
 				SentNs: sent, FirstTokenNs: sent + int64(ttft*1e6), EndNs: sent + int64(e2e*1e6),
 				TTFTMs: fp(ttft), TTFOMs: fp(ttft), ITLMs: fp(itl), E2EMs: fp(e2e),
 				IntendedPromptTokens: 200, IntendedOutputTokens: out, PromptTokens: 200, OutputTokens: out,
-				TokensSource: sweep.TokensUsage, Chunks: out, FinishReason: "length", Status: sweep.StatusOK}
+				TokensSource: rundir.TokensUsage, Chunks: out, FinishReason: "length", Status: rundir.StatusOK}
 			if i%500 == 0 {
-				r.Status, r.ErrorClass, r.Error, r.TTFTMs = sweep.StatusError, sweep.ErrHTTP5xx, "upstream \"busy\"", nil
+				r.Status, r.ErrorClass, r.Error, r.TTFTMs = rundir.StatusError, rundir.ErrHTTP5xx, "upstream \"busy\"", nil
 			}
 			if err := enc.Encode(&r); err != nil {
 				b.Fatal(err)

@@ -2,9 +2,10 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/llmcap/llmcap/plan"
 	"sort"
 	"strings"
+
+	"github.com/llmcap/llmcap/plan"
 )
 
 // errorClassCount is one error class and its failed requests.

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // oneTokenSim answers every request with a single output token: ITL is undefined.
@@ -72,10 +73,10 @@ func TestITLNoDataStillViolatesWhenRequestsFail(t *testing.T) {
 // cappedOpenLoop simulates open-loop steps whose client holds at most capN requests in
 // flight: each request is sent at its scheduled time or when a slot frees, whichever is
 // later; the server answers every request e2eMs after it is sent (it never saturates).
-func cappedOpenLoop(p plan.Plan, capN int, e2eMs, windowS float64) []sweep.Record {
+func cappedOpenLoop(p plan.Plan, capN int, e2eMs, windowS float64) []rundir.Record {
 	const base = int64(1_700_000_000) * 1e9
 	ns := func(ms float64) int64 { return base + int64(ms*1e6) }
-	var recs []sweep.Record
+	var recs []rundir.Record
 	for _, st := range p.Steps() {
 		free := make([]float64, capN) // when each client slot frees, ms
 		for k := 0; float64(k)/st.Rate < windowS; k++ {
@@ -89,16 +90,16 @@ func cappedOpenLoop(p plan.Plan, capN int, e2eMs, windowS float64) []sweep.Recor
 			sent := math.Max(sched, free[j])
 			end := sent + e2eMs
 			free[j] = end
-			phase := sweep.PhaseMeasure
+			phase := rundir.PhaseMeasure
 			if end > 1000*windowS {
-				phase = sweep.PhaseGrace
+				phase = rundir.PhaseGrace
 			}
-			recs = append(recs, sweep.Record{RunID: "cap", Segment: st.Segment, Step: st.Index,
+			recs = append(recs, rundir.Record{RunID: "cap", Segment: st.Segment, Step: st.Index,
 				Schedule: plan.ScheduleRate, Rate: st.Rate, Phase: phase, ScheduledNs: ns(sched),
 				SentNs: ns(sent), FirstTokenNs: ns(sent + 20), EndNs: ns(end), TTFTMs: fp(20), TTFOMs: fp(20),
 				ITLMs: fp((e2eMs - 20) / 9), E2EMs: fp(e2eMs), ScheduleLagMs: fp(sent - sched),
 				PromptTokens: 100, IntendedPromptTokens: 100, OutputTokens: 10, IntendedOutputTokens: 10,
-				TokensSource: sweep.TokensUsage, Status: sweep.StatusOK})
+				TokensSource: rundir.TokensUsage, Status: rundir.StatusOK})
 		}
 	}
 	return recs
@@ -156,20 +157,20 @@ func TestCutOffRequestsCountInLittlesLaw(t *testing.T) {
 		Ladder: plan.Ladder{Concurrency: []int{2}, Duration: 3 * time.Second}}
 	const base = int64(1_700_000_000) * 1e9
 	at := func(s float64) int64 { return base + int64(s*1e9) }
-	var recs []sweep.Record
+	var recs []rundir.Record
 	for k := 0; k < 11; k++ { // user 0: back-to-back 500 ms replies
 		sent := 0.5 * float64(k)
-		recs = append(recs, sweep.Record{RunID: "cut", Segment: "s", Step: 0, Schedule: plan.ScheduleConcurrency,
-			Concurrency: 2, Phase: sweep.PhaseMeasure, SentNs: at(sent), FirstTokenNs: at(sent + 0.01),
+		recs = append(recs, rundir.Record{RunID: "cut", Segment: "s", Step: 0, Schedule: plan.ScheduleConcurrency,
+			Concurrency: 2, Phase: rundir.PhaseMeasure, SentNs: at(sent), FirstTokenNs: at(sent + 0.01),
 			EndNs: at(sent + 0.5), TTFTMs: fp(10), TTFOMs: fp(10), ITLMs: fp(10), E2EMs: fp(500),
 			PromptTokens: 10, IntendedPromptTokens: 10, OutputTokens: 50, IntendedOutputTokens: 50,
-			TokensSource: sweep.TokensUsage, Status: sweep.StatusOK})
+			TokensSource: rundir.TokensUsage, Status: rundir.StatusOK})
 	}
 	// user 1: one long reply, still streaming when the grace period ended at 5.5 s
-	recs = append(recs, sweep.Record{RunID: "cut", Segment: "s", Step: 0, Schedule: plan.ScheduleConcurrency,
-		Concurrency: 2, Phase: sweep.PhaseGrace, SentNs: at(0), FirstTokenNs: at(0.01), EndNs: at(5.5),
+	recs = append(recs, rundir.Record{RunID: "cut", Segment: "s", Step: 0, Schedule: plan.ScheduleConcurrency,
+		Concurrency: 2, Phase: rundir.PhaseGrace, SentNs: at(0), FirstTokenNs: at(0.01), EndNs: at(5.5),
 		TTFTMs: fp(10), TTFOMs: fp(10), OutputTokens: 600, IntendedOutputTokens: 800,
-		TokensSource: sweep.TokensCounted, Status: sweep.StatusError, ErrorClass: sweep.ErrCancelled})
+		TokensSource: rundir.TokensCounted, Status: rundir.StatusError, ErrorClass: rundir.ErrCancelled})
 	a, err := Analyze(writeRunDir(t, metaFor(p), recs, nil, nil))
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +220,7 @@ func TestTraceStepsLabelledAsTraceRate(t *testing.T) {
 		t.Errorf("trace summary:\n%s", out)
 	}
 	failed := StepStats{Schedule: plan.ScheduleTrace, Requests: 5, Errors: 5, ErrorRate: 1,
-		ErrorClasses: map[string]int{sweep.ErrHTTP5xx: 5}}
+		ErrorClasses: map[string]int{rundir.ErrHTTP5xx: 5}}
 	if e := errorEvidence(&failed); !strings.Contains(e, "failed in the trace replay") {
 		t.Errorf("trace error evidence %q", e)
 	}

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // TestCapacityThroughputFollowsLittlesLaw: at a closed-loop capacity the throughput is
@@ -53,7 +54,7 @@ func TestOpenLoopCapacityThroughputIsTheRate(t *testing.T) {
 	p := plan.Plan{Name: "rate", Seed: 5, Segments: []plan.Segment{{Name: "chat", Weight: 1}},
 		Ladder: plan.Ladder{Rate: []float64{2, 4, 6, 8, 10}, Duration: time.Minute},
 		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": 1000}, ThinkTime: 5 * time.Second}}
-	var recs []sweep.Record
+	var recs []rundir.Record
 	for _, s := range p.Steps() {
 		recs = append(recs, queueSim.stepOpen(s.Index, s.Segment, s.Rate)...)
 	}
@@ -236,19 +237,19 @@ func TestMixDrawnSegmentSkipsStepsWithoutItsRequests(t *testing.T) {
 		Ladder: plan.Ladder{Concurrency: []int{1, 4}, PerSegment: &f, Mix: true},
 		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": 250}}}
 	const T = int64(1_700_000_000) * 1e9
-	var recs []sweep.Record
+	var recs []rundir.Record
 	for _, st := range p.Steps() {
 		for i := 0; i < 30; i++ {
-			seg, phase := "short", sweep.PhaseMeasure
+			seg, phase := "short", rundir.PhaseMeasure
 			if i == 0 {
-				seg, phase = "long", sweep.PhaseWarmup // step 1: long only in warm-up
+				seg, phase = "long", rundir.PhaseWarmup // step 1: long only in warm-up
 			} else if st.Concurrency == 4 && i%5 == 0 {
 				seg = "long"
 			}
 			sent := T + int64(st.Index)*100e9 + int64(i)*1e9
-			recs = append(recs, sweep.Record{Segment: seg, StepSegment: plan.MixSegment, Step: st.Index,
+			recs = append(recs, rundir.Record{Segment: seg, StepSegment: plan.MixSegment, Step: st.Index,
 				Schedule: plan.ScheduleConcurrency, Concurrency: st.Concurrency, Phase: phase, SentNs: sent, EndNs: sent + 1e9,
-				TTFTMs: fp(100), ITLMs: fp(10), E2EMs: fp(1000), OutputTokens: 50, PromptTokens: 50, Status: sweep.StatusOK})
+				TTFTMs: fp(100), ITLMs: fp(10), E2EMs: fp(1000), OutputTokens: 50, PromptTokens: 50, Status: rundir.StatusOK})
 		}
 	}
 	a, err := Analyze(writeRunDir(t, metaFor(p), recs, nil, nil))

@@ -7,23 +7,24 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // writeRunDir writes a run directory (run.json, records.jsonl and, when given,
 // steps.jsonl and server-metrics.jsonl) under a temp dir and returns its path.
-func writeRunDir(t testing.TB, meta sweep.RunMeta, recs []sweep.Record, steps []sweep.StepSummary,
-	samples []sweep.MetricSample) string {
+func writeRunDir(t testing.TB, meta rundir.RunMeta, recs []rundir.Record, steps []rundir.StepSummary,
+	samples []rundir.MetricSample) string {
 	t.Helper()
 	dir := t.TempDir()
-	writeJSONFile(t, filepath.Join(dir, sweep.FileRun), meta)
-	writeLines(t, filepath.Join(dir, sweep.FileRecords), recs)
+	writeJSONFile(t, filepath.Join(dir, rundir.FileRun), meta)
+	writeLines(t, filepath.Join(dir, rundir.FileRecords), recs)
 	if steps != nil {
-		writeLines(t, filepath.Join(dir, sweep.FileSteps), steps)
+		writeLines(t, filepath.Join(dir, rundir.FileSteps), steps)
 	}
 	if samples != nil {
-		writeLines(t, filepath.Join(dir, sweep.FileServerMetrics), samples)
+		writeLines(t, filepath.Join(dir, rundir.FileServerMetrics), samples)
 	}
 	return dir
 }
@@ -63,8 +64,8 @@ func writeLines[T any](t testing.TB, path string, vs []T) {
 func fp(x float64) *float64 { return &x }
 
 // metaFor builds a run.json for a plan with its steps.
-func metaFor(p plan.Plan) sweep.RunMeta {
-	return sweep.RunMeta{RunID: "test", ToolVersion: "test", State: sweep.StateComplete, Plan: p, Steps: p.Steps()}
+func metaFor(p plan.Plan) rundir.RunMeta {
+	return rundir.RunMeta{RunID: "test", ToolVersion: "test", State: rundir.StateComplete, Plan: p, Steps: p.Steps()}
 }
 
 func near(t *testing.T, name string, got, want, tol float64) {

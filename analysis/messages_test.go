@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // TestServerThatNeverAnswersIsSaidSo: every measured request still waits for its first
@@ -19,9 +20,9 @@ func TestServerThatNeverAnswersIsSaidSo(t *testing.T) {
 	p := simPlan("nofirst", []int{1, 2}, plan.SLA{TTFTMs: map[string]float64{"p95": 500}})
 	recs := decodeSim.ladder(p)
 	for i := range recs {
-		if recs[i].Phase != sweep.PhaseWarmup {
-			failRecord(&recs[i], sweep.ErrCancelled, "cancelled: context canceled")
-			recs[i].Phase = sweep.PhaseGrace
+		if recs[i].Phase != rundir.PhaseWarmup {
+			failRecord(&recs[i], rundir.ErrCancelled, "cancelled: context canceled")
+			recs[i].Phase = rundir.PhaseGrace
 		}
 	}
 	a := mustAnalyze(t, metaFor(p), recs)
@@ -44,7 +45,7 @@ func TestAllFailedStepIsNotCalledTooShort(t *testing.T) {
 	p := simPlan("fail", []int{1, 2}, plan.SLA{TTFTMs: map[string]float64{"p95": 5000}})
 	recs := decodeSim.ladder(p)
 	for i := range recs {
-		failRecord(&recs[i], sweep.ErrHTTP5xx, "HTTP 500: CUDA out of memory")
+		failRecord(&recs[i], rundir.ErrHTTP5xx, "HTTP 500: CUDA out of memory")
 	}
 	a := mustAnalyze(t, metaFor(p), recs)
 	for _, s := range a.Segments[0].Steps {

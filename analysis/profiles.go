@@ -10,8 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // Files the profiles stage writes into each capture directory (profiles/<step>/).
@@ -44,13 +45,13 @@ type osrtJSON struct {
 // readKernels reads every capture directory under profiles/ (one with kernels.json,
 // osrt.json or capture.json); unreadable or malformed files are skipped.
 func readKernels(dir string) []KernelSummary {
-	ents, _ := os.ReadDir(filepath.Join(dir, sweep.DirProfiles))
+	ents, _ := os.ReadDir(filepath.Join(dir, rundir.DirProfiles))
 	var out []KernelSummary
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
 		}
-		if ks, ok := readCapture(filepath.Join(dir, sweep.DirProfiles, e.Name())); ok {
+		if ks, ok := readCapture(filepath.Join(dir, rundir.DirProfiles, e.Name())); ok {
 			out = append(out, ks)
 		}
 	}
@@ -125,7 +126,7 @@ func readJSONFile(path string, v any) bool {
 // step.
 func kernelsOf(in *runInputs, a *Analysis) []KernelSummary {
 	ks := in.kernels
-	byDir := map[string]sweep.StepSummary{}
+	byDir := map[string]rundir.StepSummary{}
 	for _, s := range in.steps {
 		if s.Captured != "" {
 			byDir[filepath.Base(s.Captured)] = s

@@ -10,8 +10,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // Phases as compact codes.
@@ -121,11 +122,11 @@ func (s *store) intern(b []byte) uint16 {
 
 func phaseCode(b []byte) uint8 {
 	switch string(b) {
-	case sweep.PhaseWarmup:
+	case rundir.PhaseWarmup:
 		return phaseWarmup
-	case sweep.PhaseMeasure:
+	case rundir.PhaseMeasure:
 		return phaseMeasure
-	case sweep.PhaseGrace:
+	case rundir.PhaseGrace:
 		return phaseGrace
 	}
 	return phaseOther
@@ -151,7 +152,7 @@ func (s *store) add(r *rawRecord) {
 		prompt: int32(r.prompt), output: int32(r.output),
 		intendedPrompt: int32(r.intendedPrompt), intendedOutput: int32(r.intendedOutput),
 		drawn: s.intern(r.segment), phase: phaseCode(r.phase),
-		ok: string(r.status) == sweep.StatusOK,
+		ok: string(r.status) == rundir.StatusOK,
 	}
 	if !q.ok {
 		cls := r.errorClass
@@ -181,10 +182,10 @@ func trimSpace(b []byte) []byte {
 
 // runInputs are the files of one run directory.
 type runInputs struct {
-	meta    sweep.RunMeta
-	steps   map[int]sweep.StepSummary
+	meta    rundir.RunMeta
+	steps   map[int]rundir.StepSummary
 	records *store
-	server  []sweep.MetricSample
+	server  []rundir.MetricSample
 	kernels []KernelSummary
 	// progress: how far an incomplete run got; its unfinished steps are already dropped
 	// from records.order.
@@ -194,29 +195,29 @@ type runInputs struct {
 // readRun reads the run directory dir. run.json and records.jsonl are required;
 // steps.jsonl, server-metrics.jsonl and profiles/*/kernels.json are optional.
 func readRun(dir string) (*runInputs, error) {
-	in := &runInputs{steps: map[int]sweep.StepSummary{}}
-	b, err := os.ReadFile(filepath.Join(dir, sweep.FileRun))
+	in := &runInputs{steps: map[int]rundir.StepSummary{}}
+	b, err := os.ReadFile(filepath.Join(dir, rundir.FileRun))
 	if err != nil {
 		return nil, fmt.Errorf("read run meta: %w", err)
 	}
 	if err := json.Unmarshal(b, &in.meta); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", sweep.FileRun, err)
+		return nil, fmt.Errorf("parse %s: %w", rundir.FileRun, err)
 	}
-	f, err := os.Open(filepath.Join(dir, sweep.FileRecords))
+	f, err := os.Open(filepath.Join(dir, rundir.FileRecords))
 	if err != nil {
 		return nil, fmt.Errorf("open records: %w", err)
 	}
 	in.records, err = readRecordsParallel(f)
 	f.Close()
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", sweep.FileRecords, err)
+		return nil, fmt.Errorf("read %s: %w", rundir.FileRecords, err)
 	}
-	if err := readJSONLines(filepath.Join(dir, sweep.FileSteps), func(s sweep.StepSummary) {
+	if err := readJSONLines(filepath.Join(dir, rundir.FileSteps), func(s rundir.StepSummary) {
 		in.steps[s.Index] = s
 	}); err != nil {
 		return nil, err
 	}
-	if err := readJSONLines(filepath.Join(dir, sweep.FileServerMetrics), func(m sweep.MetricSample) {
+	if err := readJSONLines(filepath.Join(dir, rundir.FileServerMetrics), func(m rundir.MetricSample) {
 		in.server = append(in.server, m)
 	}); err != nil {
 		return nil, err

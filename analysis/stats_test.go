@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 func TestPercentileMatchesNumpyLinear(t *testing.T) {
@@ -29,33 +30,33 @@ func TestPercentileMatchesNumpyLinear(t *testing.T) {
 
 // statsRecords builds one concurrency-2 step whose expected statistics are worked out
 // by hand in TestStepStatisticsHandComputed.
-func statsRecords() []sweep.Record {
+func statsRecords() []rundir.Record {
 	const T = int64(1_700_000_000) * 1e9
 	s := func(x float64) int64 { return T + int64(x*1e9) }
-	ok := func(phase string, sent, end float64, ttft float64, itl *float64, out int) sweep.Record {
-		return sweep.Record{RunID: "test", Segment: "chat", Step: 0, Schedule: plan.ScheduleConcurrency,
+	ok := func(phase string, sent, end float64, ttft float64, itl *float64, out int) rundir.Record {
+		return rundir.Record{RunID: "test", Segment: "chat", Step: 0, Schedule: plan.ScheduleConcurrency,
 			Concurrency: 2, Phase: phase, SentNs: s(sent), EndNs: s(end), TTFTMs: fp(ttft), TTFOMs: fp(ttft),
 			ITLMs: itl, E2EMs: fp((end - sent) * 1000), PromptTokens: 100, IntendedPromptTokens: 110,
-			OutputTokens: out, IntendedOutputTokens: 10, TokensSource: sweep.TokensUsage, Status: sweep.StatusOK}
+			OutputTokens: out, IntendedOutputTokens: 10, TokensSource: rundir.TokensUsage, Status: rundir.StatusOK}
 	}
-	fail := func(sent float64, cls string, ttft *float64) sweep.Record {
-		return sweep.Record{RunID: "test", Segment: "chat", Step: 0, Schedule: plan.ScheduleConcurrency,
-			Concurrency: 2, Phase: sweep.PhaseMeasure, SentNs: s(sent), TTFTMs: ttft, Status: sweep.StatusError,
+	fail := func(sent float64, cls string, ttft *float64) rundir.Record {
+		return rundir.Record{RunID: "test", Segment: "chat", Step: 0, Schedule: plan.ScheduleConcurrency,
+			Concurrency: 2, Phase: rundir.PhaseMeasure, SentNs: s(sent), TTFTMs: ttft, Status: rundir.StatusError,
 			ErrorClass: cls}
 	}
-	tokenless := ok(sweep.PhaseMeasure, 3, 3.2, 7777, nil, 0)
+	tokenless := ok(rundir.PhaseMeasure, 3, 3.2, 7777, nil, 0)
 	tokenless.TTFOMs, tokenless.E2EMs = nil, nil
-	return []sweep.Record{
-		ok(sweep.PhaseWarmup, 0, 5, 1000, fp(99), 10), // warm-up: never counted
-		fail(0.8, sweep.ErrConnect, nil),              // first measured send
-		ok(sweep.PhaseMeasure, 1, 2, 100, fp(10), 10),
-		ok(sweep.PhaseMeasure, 1.5, 3, 200, fp(20), 10),
-		ok(sweep.PhaseMeasure, 2, 4, 300, fp(25), 10), // ITL exactly at the bound: good (≤)
-		ok(sweep.PhaseMeasure, 2.5, 5, 400, fp(40), 10),
-		ok(sweep.PhaseMeasure, 2.6, 2.75, 150, nil, 1), // OSL 1: no ITL, the ITL limit does not apply: good
-		fail(2.7, sweep.ErrStreamTruncated, fp(9999)),  // failed: its TTFT is excluded
+	return []rundir.Record{
+		ok(rundir.PhaseWarmup, 0, 5, 1000, fp(99), 10), // warm-up: never counted
+		fail(0.8, rundir.ErrConnect, nil),              // first measured send
+		ok(rundir.PhaseMeasure, 1, 2, 100, fp(10), 10),
+		ok(rundir.PhaseMeasure, 1.5, 3, 200, fp(20), 10),
+		ok(rundir.PhaseMeasure, 2, 4, 300, fp(25), 10), // ITL exactly at the bound: good (≤)
+		ok(rundir.PhaseMeasure, 2.5, 5, 400, fp(40), 10),
+		ok(rundir.PhaseMeasure, 2.6, 2.75, 150, nil, 1), // OSL 1: no ITL, the ITL limit does not apply: good
+		fail(2.7, rundir.ErrStreamTruncated, fp(9999)),  // failed: its TTFT is excluded
 		tokenless, // token-less: excluded from latencies
-		ok(sweep.PhaseGrace, 4, 11, 500, fp(50), 20), // grace: counted; last response
+		ok(rundir.PhaseGrace, 4, 11, 500, fp(50), 20), // grace: counted; last response
 	}
 }
 
@@ -77,7 +78,7 @@ func TestStepStatisticsHandComputed(t *testing.T) {
 		t.Fatalf("requests %d errors %d, want 9 and 2", s.Requests, s.Errors)
 	}
 	near(t, "error rate", s.ErrorRate, 2.0/9, 1e-12)
-	if s.ErrorClasses[sweep.ErrConnect] != 1 || s.ErrorClasses[sweep.ErrStreamTruncated] != 1 {
+	if s.ErrorClasses[rundir.ErrConnect] != 1 || s.ErrorClasses[rundir.ErrStreamTruncated] != 1 {
 		t.Errorf("error classes %v", s.ErrorClasses)
 	}
 	// TTFT over {100, 150, 200, 300, 400, 500}: failed (9999), token-less (7777) and
@@ -132,12 +133,12 @@ func TestSteadyStateWarningShortWindow(t *testing.T) {
 		Ladder: plan.Ladder{Concurrency: []int{50}, Duration: 60 * time.Second},
 		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": 1e9}}}
 	const T = int64(1_700_000_000) * 1e9
-	var recs []sweep.Record
+	var recs []rundir.Record
 	for i := 0; i < 50; i++ {
 		sent := T + int64(i)*1e8
-		recs = append(recs, sweep.Record{Segment: "chat", Step: 0, Schedule: "concurrency", Concurrency: 50,
-			Phase: sweep.PhaseMeasure, SentNs: sent, EndNs: sent + 55e9, TTFTMs: fp(3000), ITLMs: fp(50),
-			E2EMs: fp(55000), OutputTokens: 1000, Status: sweep.StatusOK})
+		recs = append(recs, rundir.Record{Segment: "chat", Step: 0, Schedule: "concurrency", Concurrency: 50,
+			Phase: rundir.PhaseMeasure, SentNs: sent, EndNs: sent + 55e9, TTFTMs: fp(3000), ITLMs: fp(50),
+			E2EMs: fp(55000), OutputTokens: 1000, Status: rundir.StatusOK})
 	}
 	a, err := Analyze(writeRunDir(t, metaFor(p), recs, nil, nil))
 	if err != nil {
@@ -199,9 +200,9 @@ func TestCancelledAfterGraceIsNotAnError(t *testing.T) {
 	p := plan.Plan{Name: "cancel", Segments: []plan.Segment{{Name: "chat", Weight: 1}},
 		Ladder: plan.Ladder{Concurrency: []int{2}}, SLA: plan.SLA{TTFTMs: map[string]float64{"p95": 300}}}
 	recs := statsRecords()
-	cut := sweep.Record{RunID: "test", Segment: "chat", Step: 0, Schedule: plan.ScheduleConcurrency,
-		Concurrency: 2, Phase: sweep.PhaseGrace, SentNs: recs[1].SentNs + 5e9, TTFTMs: fp(50),
-		Status: sweep.StatusError, ErrorClass: sweep.ErrCancelled}
+	cut := rundir.Record{RunID: "test", Segment: "chat", Step: 0, Schedule: plan.ScheduleConcurrency,
+		Concurrency: 2, Phase: rundir.PhaseGrace, SentNs: recs[1].SentNs + 5e9, TTFTMs: fp(50),
+		Status: rundir.StatusError, ErrorClass: rundir.ErrCancelled}
 	dir := writeRunDir(t, metaFor(p), append(recs, cut, cut), nil, nil)
 	a, err := Analyze(dir)
 	if err != nil {
@@ -212,7 +213,7 @@ func TestCancelledAfterGraceIsNotAnError(t *testing.T) {
 		t.Fatalf("requests %d errors %d cancelled %d, want 9, 2 and 2", s.Requests, s.Errors, s.Cancelled)
 	}
 	near(t, "error rate", s.ErrorRate, 2.0/9, 1e-12)
-	if s.ErrorClasses[sweep.ErrCancelled] != 0 {
+	if s.ErrorClasses[rundir.ErrCancelled] != 0 {
 		t.Errorf("cancelled counted as an error class: %v", s.ErrorClasses)
 	}
 	found := false

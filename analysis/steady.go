@@ -5,8 +5,9 @@ import (
 	"math"
 	"strings"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // Steady-state thresholds.
@@ -131,7 +132,7 @@ func familyValue(vals map[string]float64, names []string, useMax bool) (float64,
 
 // serverStats aligns scraped samples to steps: a sample counts for a step when its
 // Step matches and, when steps.jsonl gives the measurement window, it falls inside it.
-func serverStats(samples []sweep.MetricSample, windows map[int]sweep.StepSummary) map[int]*ServerStats {
+func serverStats(samples []rundir.MetricSample, windows map[int]rundir.StepSummary) map[int]*ServerStats {
 	acc := map[int]*serverAcc{}
 	for i := range samples {
 		m := &samples[i]

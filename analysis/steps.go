@@ -5,8 +5,9 @@ import (
 	"math"
 	"sort"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // stepSamples are the per-request values of one step's successful measured requests,
@@ -43,7 +44,7 @@ type stepAcc struct {
 
 // add counts one measured record into s, acc and sm.
 func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples, cons []plan.Constraint) {
-	if q.phase == phaseGrace && !q.ok && st.names[q.errClass] == sweep.ErrCancelled {
+	if q.phase == phaseGrace && !q.ok && st.names[q.errClass] == rundir.ErrCancelled {
 		// Still in flight when the grace period ended: cut off by the step protocol, not
 		// failed by the server. Counted apart, outside the error rate (as AIPerf does).
 		s.Cancelled++

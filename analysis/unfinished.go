@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/llmcap/llmcap/sweep"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // runProgress is how far an incomplete run got: run.json's state, its finished and
@@ -26,12 +26,12 @@ type runProgress struct {
 // got (zero for a complete run); dir is the run directory, for the resume command.
 func dropUnfinished(in *runInputs, dir string) runProgress {
 	state := in.meta.State
-	if state == "" || state == sweep.StateComplete {
+	if state == "" || state == rundir.StateComplete {
 		return runProgress{}
 	}
-	gone := state == sweep.StateRunning && sweep.SweepGone(dir)
+	gone := state == rundir.StateRunning && rundir.SweepGone(dir)
 	if gone { // killed (SIGKILL, reboot) before run.json could say interrupted
-		state = sweep.StateInterrupted
+		state = rundir.StateInterrupted
 	}
 	rp := runProgress{state: state, done: len(in.steps), planned: max(len(in.meta.Steps), len(in.steps))}
 	var keep []*group
@@ -62,7 +62,7 @@ func dropUnfinished(in *runInputs, dir string) runProgress {
 	if gone {
 		rp.warning += "; run.json says running, but the sweep process is gone"
 	}
-	if state == sweep.StateInterrupted {
+	if state == rundir.StateInterrupted {
 		rp.warning += "; resume it (llmcap sweep --resume " + dir + ") to measure the rest"
 	}
 	return rp

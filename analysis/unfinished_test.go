@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // interruptedRun simulates a three-step ladder interrupted during the warm-up of its
@@ -16,24 +17,24 @@ func interruptedRun(t *testing.T, finished int) string {
 	t.Helper()
 	p := simPlan("intr", []int{1, 8, 32}, plan.SLA{TTFTMs: map[string]float64{"p95": 5000}})
 	meta := metaFor(p)
-	meta.State = sweep.StateInterrupted
+	meta.State = rundir.StateInterrupted
 	steps := p.Steps()
-	var recs []sweep.Record
+	var recs []rundir.Record
 	for _, r := range decodeSim.ladder(p) {
 		if r.Step >= finished {
-			if r.Phase != sweep.PhaseWarmup {
+			if r.Phase != rundir.PhaseWarmup {
 				continue
 			}
 			if r.Step == finished && len(recs) > 0 && recs[len(recs)-1].Step != finished {
-				failRecord(&r, sweep.ErrCancelled, "cancelled: context canceled")
-				r.Phase = sweep.PhaseGrace
+				failRecord(&r, rundir.ErrCancelled, "cancelled: context canceled")
+				r.Phase = rundir.PhaseGrace
 			}
 		}
 		recs = append(recs, r)
 	}
-	sums := []sweep.StepSummary{}
+	sums := []rundir.StepSummary{}
 	for _, s := range steps[:finished] {
-		sums = append(sums, sweep.StepSummary{Step: s, RunID: "test"})
+		sums = append(sums, rundir.StepSummary{Step: s, RunID: "test"})
 	}
 	return writeRunDir(t, meta, recs, sums, nil)
 }
@@ -57,7 +58,7 @@ func TestInterruptedRunLeavesOutTheUnfinishedStep(t *testing.T) {
 	if got := len(a.Segments[0].Steps); got != 2 {
 		t.Errorf("%d steps analysed, want 2", got)
 	}
-	if a.RunState != sweep.StateInterrupted || a.StepsCompleted != 2 || a.StepsPlanned != 3 {
+	if a.RunState != rundir.StateInterrupted || a.StepsCompleted != 2 || a.StepsPlanned != 3 {
 		t.Errorf("progress %q %d/%d", a.RunState, a.StepsCompleted, a.StepsPlanned)
 	}
 	if !strings.Contains(a.Answer, "the run was interrupted after 2 of 3 steps") ||

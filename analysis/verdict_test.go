@@ -9,18 +9,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // failRecord turns r into a failed request of class cls with message msg.
-func failRecord(r *sweep.Record, cls, msg string) {
-	r.Status, r.ErrorClass, r.Error = sweep.StatusError, cls, msg
+func failRecord(r *rundir.Record, cls, msg string) {
+	r.Status, r.ErrorClass, r.Error = rundir.StatusError, cls, msg
 	r.TTFTMs, r.TTFOMs, r.ITLMs, r.E2EMs = nil, nil, nil, nil
 	r.OutputTokens, r.FirstTokenNs = 0, 0
 }
 
-func mustAnalyze(t *testing.T, meta sweep.RunMeta, recs []sweep.Record) *Analysis {
+func mustAnalyze(t *testing.T, meta rundir.RunMeta, recs []rundir.Record) *Analysis {
 	t.Helper()
 	a, err := Analyze(writeRunDir(t, meta, recs, nil, nil))
 	if err != nil {
@@ -47,7 +48,7 @@ func TestAllRequestsFailedBindsTheErrorRate(t *testing.T) {
 	const msg = "The model `gpt-4` does not exist"
 	for i := range recs {
 		failRecord(&recs[i], "http_4xx", msg)
-		if recs[i].Phase != sweep.PhaseWarmup {
+		if recs[i].Phase != rundir.PhaseWarmup {
 			measured++
 		}
 	}
@@ -160,7 +161,7 @@ func TestProjectionIsCappedAndLabelled(t *testing.T) {
 func TestSpeedUpIsWarned(t *testing.T) {
 	p := simPlan("fast", []int{1, 2, 4}, plan.SLA{TTFTMs: map[string]float64{"p95": 5000}})
 	meta := metaFor(p)
-	meta.Target = sweep.TargetInfo{Simulator: true, Settings: map[string]any{"speed_up": 10.0}}
+	meta.Target = rundir.TargetInfo{Simulator: true, Settings: map[string]any{"speed_up": 10.0}}
 	a := mustAnalyze(t, meta, decodeSim.ladder(p))
 	if a.SpeedUp != 10 || len(a.Warnings) == 0 || !strings.Contains(a.Warnings[0], "ran 10× faster than real time") ||
 		!strings.Contains(a.Answer, "10× faster than real time") {
@@ -176,8 +177,8 @@ func TestSpeedUpIsWarned(t *testing.T) {
 func TestNoStepsIsAnError(t *testing.T) {
 	p := simPlan("launch", []int{1}, plan.SLA{TTFTMs: map[string]float64{"p95": 500}})
 	meta := metaFor(p)
-	meta.State = sweep.StateFailed
-	_, err := Analyze(writeRunDir(t, meta, []sweep.Record{}, nil, nil))
+	meta.State = rundir.StateFailed
+	_, err := Analyze(writeRunDir(t, meta, []rundir.Record{}, nil, nil))
 	if !errors.Is(err, ErrNoSteps) || !strings.Contains(err.Error(), "no step completed: nothing to analyse (run state: failed)") {
 		t.Fatalf("err %v", err)
 	}
@@ -189,7 +190,7 @@ func TestWarmupOnlyStepHasNoVerdict(t *testing.T) {
 	p := simPlan("warm", []int{2}, plan.SLA{TTFTMs: map[string]float64{"p95": 500}})
 	recs := decodeSim.ladder(p)
 	for i := range recs {
-		recs[i].Phase = sweep.PhaseWarmup
+		recs[i].Phase = rundir.PhaseWarmup
 	}
 	a := mustAnalyze(t, metaFor(p), recs)
 	c := a.Overall
@@ -241,7 +242,7 @@ func TestSaturatedOpenLoopStatesTheServedRate(t *testing.T) {
 	p := plan.Plan{Name: "sat", Seed: 5, Segments: []plan.Segment{{Name: "chat", Weight: 1}},
 		Ladder: plan.Ladder{Rate: []float64{2, 4, 14}, Duration: time.Minute},
 		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": 1e7}, ThinkTime: 5 * time.Second}}
-	var recs []sweep.Record
+	var recs []rundir.Record
 	for _, s := range p.Steps() {
 		recs = append(recs, queueSim.stepOpen(s.Index, s.Segment, s.Rate)...)
 	}

@@ -3,8 +3,9 @@ package analysis
 import (
 	"math/rand/v2"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // vsim is a small continuous-batching server in virtual time, for model-recovery tests:
@@ -29,7 +30,7 @@ type vreq struct {
 }
 
 // step simulates one closed-loop step with n users and returns its records.
-func (v vsim) step(stepIdx int, seg string, n int) []sweep.Record {
+func (v vsim) step(stepIdx int, seg string, n int) []rundir.Record {
 	rng := rand.New(rand.NewPCG(v.seed, uint64(stepIdx*1000+n)))
 	draw := func() int {
 		if !v.jitter {
@@ -42,7 +43,7 @@ func (v vsim) step(stepIdx int, seg string, n int) []sweep.Record {
 		waiting = append(waiting, &vreq{sent: 0, out: draw()})
 	}
 	warmEnd, winEnd := v.warmupS*1000, (v.warmupS+v.windowS)*1000
-	var recs []sweep.Record
+	var recs []rundir.Record
 	t, open := 0.0, n
 	for open > 0 {
 		admitted := 0
@@ -74,21 +75,21 @@ func (v vsim) step(stepIdx int, seg string, n int) []sweep.Record {
 	return recs
 }
 
-func (v vsim) record(stepIdx int, seg string, n int, r *vreq, end, warmEnd, winEnd float64) sweep.Record {
+func (v vsim) record(stepIdx int, seg string, n int, r *vreq, end, warmEnd, winEnd float64) rundir.Record {
 	const base = int64(1_700_000_000) * 1e9
-	phase := sweep.PhaseMeasure
+	phase := rundir.PhaseMeasure
 	switch {
 	case r.sent < warmEnd:
-		phase = sweep.PhaseWarmup
+		phase = rundir.PhaseWarmup
 	case end > winEnd:
-		phase = sweep.PhaseGrace
+		phase = rundir.PhaseGrace
 	}
 	ns := func(ms float64) int64 { return base + int64(ms*1e6) }
 	ttft, e2e := r.first-r.sent, end-r.sent
-	rec := sweep.Record{RunID: "vsim", Segment: seg, Step: stepIdx, Schedule: plan.ScheduleConcurrency,
+	rec := rundir.Record{RunID: "vsim", Segment: seg, Step: stepIdx, Schedule: plan.ScheduleConcurrency,
 		Concurrency: n, Phase: phase, SentNs: ns(r.sent), FirstTokenNs: ns(r.first), EndNs: ns(end),
 		TTFTMs: fp(ttft), TTFOMs: fp(ttft), E2EMs: fp(e2e), PromptTokens: v.prompt, IntendedPromptTokens: v.prompt,
-		OutputTokens: r.out, IntendedOutputTokens: r.out, TokensSource: sweep.TokensUsage, Status: sweep.StatusOK}
+		OutputTokens: r.out, IntendedOutputTokens: r.out, TokensSource: rundir.TokensUsage, Status: rundir.StatusOK}
 	if r.out >= 2 {
 		rec.ITLMs = fp((e2e - ttft) / float64(r.out-1))
 	}
@@ -96,8 +97,8 @@ func (v vsim) record(stepIdx int, seg string, n int, r *vreq, end, warmEnd, winE
 }
 
 // ladder simulates every load of a one-segment plan and returns its records.
-func (v vsim) ladder(p plan.Plan) []sweep.Record {
-	var out []sweep.Record
+func (v vsim) ladder(p plan.Plan) []rundir.Record {
+	var out []rundir.Record
 	for _, s := range p.Steps() {
 		out = append(out, v.step(s.Index, s.Segment, s.Concurrency)...)
 	}
@@ -106,7 +107,7 @@ func (v vsim) ladder(p plan.Plan) []sweep.Record {
 
 // stepOpen simulates one open-loop step: Poisson arrivals at rate req/s for the warm-up
 // and the window, then drains.
-func (v vsim) stepOpen(stepIdx int, seg string, rate float64) []sweep.Record {
+func (v vsim) stepOpen(stepIdx int, seg string, rate float64) []rundir.Record {
 	rng := rand.New(rand.NewPCG(v.seed, uint64(stepIdx*1000)+uint64(rate*10)))
 	draw := func() int {
 		if !v.jitter {
@@ -117,7 +118,7 @@ func (v vsim) stepOpen(stepIdx int, seg string, rate float64) []sweep.Record {
 	warmEnd, winEnd := v.warmupS*1000, (v.warmupS+v.windowS)*1000
 	next := rng.ExpFloat64() / rate * 1000
 	var waiting, running []*vreq
-	var recs []sweep.Record
+	var recs []rundir.Record
 	t := 0.0
 	for next < winEnd || len(waiting) > 0 || len(running) > 0 {
 		if len(waiting) == 0 && len(running) == 0 && next > t {

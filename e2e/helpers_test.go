@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/analysis"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // envEnable turns the end-to-end tests on; envURL overrides the Ollama base URL.
@@ -164,9 +165,9 @@ func readJSONL[T any](t *testing.T, path string) []T {
 // runDir is a finished run directory's parsed contents.
 type runDir struct {
 	Dir      string
-	Meta     sweep.RunMeta
-	Steps    []sweep.StepSummary
-	Records  []sweep.Record
+	Meta     rundir.RunMeta
+	Steps    []rundir.StepSummary
+	Records  []rundir.Record
 	Analysis *analysis.Analysis
 }
 
@@ -174,9 +175,9 @@ type runDir struct {
 func loadRunDir(t *testing.T, dir string) *runDir {
 	t.Helper()
 	rd := &runDir{Dir: dir}
-	readJSON(t, filepath.Join(dir, sweep.FileRun), &rd.Meta)
-	rd.Steps = readJSONL[sweep.StepSummary](t, filepath.Join(dir, sweep.FileSteps))
-	rd.Records = readJSONL[sweep.Record](t, filepath.Join(dir, sweep.FileRecords))
+	readJSON(t, filepath.Join(dir, rundir.FileRun), &rd.Meta)
+	rd.Steps = readJSONL[rundir.StepSummary](t, filepath.Join(dir, rundir.FileSteps))
+	rd.Records = readJSONL[rundir.Record](t, filepath.Join(dir, rundir.FileRecords))
 	if _, err := os.Stat(filepath.Join(dir, analysis.FileAnalysis)); err == nil {
 		rd.Analysis = &analysis.Analysis{}
 		readJSON(t, filepath.Join(dir, analysis.FileAnalysis), rd.Analysis)

@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/llmcap/llmcap/analysis"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // ollamaSlots is the server's OLLAMA_NUM_PARALLEL (scripts/ollama.sh's default).
@@ -51,8 +52,8 @@ func TestOllamaStoriesCapacity(t *testing.T) {
 // produced exactly max_tokens tokens.
 func checkRecordsComplete(t *testing.T, rd *runDir) {
 	t.Helper()
-	if rd.Meta.State != sweep.StateComplete {
-		t.Errorf("run.json state = %q, want %q", rd.Meta.State, sweep.StateComplete)
+	if rd.Meta.State != rundir.StateComplete {
+		t.Errorf("run.json state = %q, want %q", rd.Meta.State, rundir.StateComplete)
 	}
 	if len(rd.Steps) != len(rd.Meta.Steps) || len(rd.Steps) == 0 {
 		t.Errorf("steps.jsonl has %d steps, run.json plans %d", len(rd.Steps), len(rd.Meta.Steps))
@@ -71,7 +72,7 @@ func checkRecordsComplete(t *testing.T, rd *runDir) {
 			t.Errorf("record %s (step %d) failed: %s %s", r.RequestID, r.Step, r.ErrorClass, r.Error)
 			continue
 		}
-		if r.Phase == sweep.PhaseMeasure {
+		if r.Phase == rundir.PhaseMeasure {
 			measured[r.Step]++
 		}
 		if r.TTFTMs == nil || r.E2EMs == nil {

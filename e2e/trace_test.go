@@ -14,10 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // TestTraceReplayAzureConv replays a short window of the real Azure conversation trace
@@ -44,8 +45,8 @@ func testTraceReplay(t *testing.T, config string, rows int) {
 	runLLMCap(t, base, 10*time.Minute, "run", "-c", cfg, "-o", out)
 
 	rd := loadRunDir(t, out)
-	if rd.Meta.State != sweep.StateComplete {
-		t.Errorf("run.json state = %q, want %q", rd.Meta.State, sweep.StateComplete)
+	if rd.Meta.State != rundir.StateComplete {
+		t.Errorf("run.json state = %q, want %q", rd.Meta.State, rundir.StateComplete)
 	}
 	var sent []int64
 	for i := range rd.Records {

@@ -6,7 +6,11 @@
 // none of them.
 package plan
 
-import "time"
+import (
+	"time"
+
+	"github.com/llmcap/llmcap/tracefile"
+)
 
 // Plan is the whole, resolved benchmark plan. Field names follow the YAML keys
 // (mapstructure tags); durations accept Go duration strings ("30s", "2m").
@@ -167,8 +171,8 @@ type MultiTurn struct {
 
 // Trace formats accepted by Trace.Format.
 const (
-	TraceMooncake = "mooncake" // JSONL: timestamp (ms), input_length, output_length, hash_ids
-	TraceAzure    = "azure"    // CSV: TIMESTAMP, ContextTokens, GeneratedTokens
+	TraceMooncake = tracefile.FormatMooncake // JSONL: timestamp (ms), input_length, output_length, hash_ids
+	TraceAzure    = tracefile.FormatAzure    // CSV: TIMESTAMP, ContextTokens, GeneratedTokens
 )
 
 // Trace replays a recorded request trace.
@@ -211,7 +215,7 @@ type Ladder struct {
 	// Warmup per step: a request count and/or a duration (excluded from statistics).
 	// Trace steps warm up by requests only, on at most 5% of the trace's requests (a
 	// duration could swallow a short, time-scaled trace whole; see
-	// sweep.TraceWarmupFraction).
+	// TraceWarmupFraction).
 	Warmup Warmup `mapstructure:"warmup" json:"warmup" yaml:"warmup"`
 	// Duration and/or Requests bound the measurement window (whichever ends first).
 	Duration time.Duration `mapstructure:"duration" json:"duration_ns" yaml:"duration"`

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"math"
-	"sync/atomic"
 	"time"
 )
 
@@ -76,9 +75,8 @@ const (
 
 // EstimateStep estimates s's wall time: warm-up + measurement window + grace + cool-down.
 // A trace step replays its trace (warm-up requests included) over the trace's span
-// after time_scale and the row window, cut at Duration when that is shorter, when a
-// TraceSpanFunc is installed (SetTraceSpanFunc) and reads the trace; else it takes
-// Duration (one minute when 0).
+// after time_scale and the row window, cut at Duration when that is shorter, when its
+// trace can be read; else it takes Duration (one minute when 0).
 // The window is Duration, or the time Requests take (requests / rate for open loops;
 // requests × E2E / in-flight slots for closed loops, slots capped by the simulator's
 // max_num_seqs), whichever ends first. Warm-up takes the longer of its duration and its
@@ -137,35 +135,14 @@ func (p *Plan) EstimateStep(s Step) time.Duration {
 	return warm + window + grace + s.Cooldown
 }
 
-// TraceSpanFunc returns the number of requests of trace t's row window and their
-// span: the time-scaled offset of the last request from the first. plan does not
-// parse traces itself (the sweep does); see SetTraceSpanFunc.
-type TraceSpanFunc func(t Trace) (rows int, span time.Duration, err error)
-
-// traceSpanFunc is the installed TraceSpanFunc; nil until SetTraceSpanFunc.
-var traceSpanFunc atomic.Pointer[TraceSpanFunc]
-
-// SetTraceSpanFunc installs f (e.g. sweep.TraceSpan) so that trace steps' estimates
-// use their trace's real span instead of ladder.duration; nil uninstalls it. Call it
-// once at start-up, before Steps.
-func SetTraceSpanFunc(f TraceSpanFunc) {
-	if f == nil {
-		traceSpanFunc.Store(nil)
-		return
-	}
-	traceSpanFunc.Store(&f)
-}
-
 // traceSpan is the span of segment name's trace; ok is false for a segment without a
-// trace, without an installed TraceSpanFunc, or when reading the trace fails (plan and
-// run report that error themselves).
+// trace, or when reading the trace fails (plan and run report that error themselves).
 func (p *Plan) traceSpan(name string) (time.Duration, bool) {
-	f := traceSpanFunc.Load()
 	seg := p.segment(name)
-	if f == nil || seg == nil || seg.Trace == nil {
+	if seg == nil || seg.Trace == nil {
 		return 0, false
 	}
-	_, span, err := (*f)(*seg.Trace)
+	_, span, err := seg.Trace.Span()
 	return span, err == nil
 }
 

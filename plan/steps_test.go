@@ -1,7 +1,8 @@
 package plan
 
 import (
-	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -106,35 +107,37 @@ func TestParseDist(t *testing.T) {
 }
 
 // TestTraceStepEstimateUsesSpan: a trace step lasts its trace's span (capped by
-// ladder.duration) plus at most one request's grace, not ladder.duration.
+// ladder.duration) plus at most one request's grace, not ladder.duration; the span is
+// read from the trace file itself.
 func TestTraceStepEstimateUsesSpan(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "t.csv")
+	// Three rows 44.333 s apart end to end; time_scale 3 stretches that to 2m13s.
+	csv := "TIMESTAMP,ContextTokens,GeneratedTokens\n" +
+		"2023-11-16 18:00:00.0000000,100,10\n" +
+		"2023-11-16 18:00:10.0000000,100,10\n" +
+		"2023-11-16 18:00:44.3333333,100,10\n"
+	if err := os.WriteFile(file, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	p := stepPlan()
-	p.Segments = []Segment{{Name: "tr", Weight: 1, Trace: &Trace{Format: TraceAzure, File: "t.csv", TimeScale: 3}}}
+	p.Segments = []Segment{{Name: "tr", Weight: 1, Trace: &Trace{Format: TraceAzure, File: file, TimeScale: 3}}}
 	p.Ladder.Duration = 10 * time.Minute
 	p.Ladder.Grace = 30 * time.Second
-	var calls int
-	SetTraceSpanFunc(func(tr Trace) (int, time.Duration, error) {
-		calls++
-		if tr.TimeScale != 3 {
-			t.Errorf("span asked for %+v", tr)
-		}
-		return 240, 133 * time.Second, nil
-	})
-	defer SetTraceSpanFunc(nil)
 	steps := p.Steps()
-	if len(steps) != 1 || calls == 0 {
-		t.Fatalf("%d steps, %d span calls", len(steps), calls)
+	if len(steps) != 1 {
+		t.Fatalf("%d steps", len(steps))
 	}
 	e2e := p.estimateE2E("tr")
-	if got, want := steps[0].Estimated, 133*time.Second+e2e; got != want {
+	if got, want := steps[0].Estimated, 133*time.Second-100*time.Nanosecond+e2e; got.Round(time.Millisecond) != want.Round(time.Millisecond) {
 		t.Errorf("estimate %v, want the span 2m13s + one E2E (%v) = %v", got, e2e, want)
 	}
 	p.Ladder.Duration = time.Minute // the window cuts the trace
 	if got, want := p.Steps()[0].Estimated, time.Minute+e2e; got != want {
 		t.Errorf("with duration 1m: estimate %v, want %v", got, want)
 	}
-	SetTraceSpanFunc(func(Trace) (int, time.Duration, error) { return 0, 0, errors.New("trace unreadable") })
-	if got := p.Steps()[0].Estimated; got < time.Minute {
+	p.Segments[0].Trace.File = filepath.Join(t.TempDir(), "missing.csv")
+	p.Ladder.Duration = 10 * time.Minute
+	if got := p.Steps()[0].Estimated; got < 10*time.Minute {
 		t.Errorf("unreadable trace: estimate %v, want the ladder.duration fallback", got)
 	}
 }

@@ -6,21 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/llmcap/llmcap/launch"
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // Launch-mode defaults.
 const (
-	defaultReadyTimeout = 5 * time.Minute
-	rssPollInterval     = 500 * time.Millisecond
+	rssPollInterval = 500 * time.Millisecond
 	// FileLaunchJSON (in runDir/profiles) records the launched server's cold start and
 	// peak RSS.
 	FileLaunchJSON = "launch.json"
@@ -47,10 +46,9 @@ type LaunchInfo struct {
 
 // launched is the state of a server started by Start.
 type launched struct {
-	cmd    *exec.Cmd
-	exited chan struct{}
-	logf   *os.File
-	path   string // launch.json
+	proc   *launch.Process
+	exited <-chan struct{} // proc.Exited()
+	path   string          // launch.json
 
 	stopOnce sync.Once
 	stopErr  error
@@ -86,7 +84,7 @@ func (c *Capturer) Start(ctx context.Context, p *plan.Plan, runDir string) (func
 	if l == nil || len(l.Command) == 0 {
 		return nil, errors.New("capture launch: target.launch.command is empty")
 	}
-	if err := os.MkdirAll(filepath.Join(runDir, "profiles"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(runDir, rundir.DirProfiles), 0o755); err != nil {
 		return nil, fmt.Errorf("capture launch: %w", err)
 	}
 	var la *launched
@@ -115,7 +113,7 @@ func (c *Capturer) Start(ctx context.Context, p *plan.Plan, runDir string) (func
 // early reports that the launched process ended before that.
 func (c *Capturer) launchOnce(ctx context.Context, p *plan.Plan, runDir string) (*launched, bool, error) {
 	l := p.Target.Launch
-	la := &launched{exited: make(chan struct{}), done: make(chan struct{}), tree: map[int]bool{},
+	la := &launched{done: make(chan struct{}), tree: map[int]bool{},
 		path: filepath.Join(runDir, "profiles", FileLaunchJSON)}
 	argv := l.Command
 	if c.nsys != nil {
@@ -129,7 +127,7 @@ func (c *Capturer) launchOnce(ctx context.Context, p *plan.Plan, runDir string) 
 		c.log.Warn("capture launch: starting the server without nsys", "err", c.nsysErr)
 	}
 	la.info.Command = argv
-	logPath := filepath.Join(runDir, "server.log")
+	logPath := filepath.Join(runDir, rundir.FileServerLog)
 	var logStart int64 // this attempt's output starts here (server.log is appended to)
 	if st, err := os.Stat(logPath); err == nil {
 		logStart = st.Size()
@@ -141,9 +139,9 @@ func (c *Capturer) launchOnce(ctx context.Context, p *plan.Plan, runDir string) 
 	go la.sampleRSS()
 	timeout := l.ReadyTimeout
 	if timeout <= 0 {
-		timeout = defaultReadyTimeout
+		timeout = launch.DefaultReadyTimeout
 	}
-	if err := sweep.WaitReady(ctx, modelsURL(p.Target.URL), timeout, la.exited); err != nil {
+	if err := launch.WaitReady(ctx, launch.ModelsURL(p.Target.URL), timeout, la.exited); err != nil {
 		early := false
 		select {
 		case <-la.exited:
@@ -195,30 +193,14 @@ func (c *Capturer) Launched() LaunchInfo {
 	return la.info
 }
 
+// startProcess starts argv (nsys wrapping the server, or the server alone) through the
+// shared launcher, its output appended to logPath.
 func (la *launched) startProcess(argv, env []string, logPath string) error {
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	proc, err := launch.StartProcess(argv, env, logPath)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	ownProcessGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return fmt.Errorf("start %q: %w", argv[0], err)
-	}
-	la.cmd, la.logf = cmd, logf
-	go func() {
-		err := cmd.Wait()
-		la.mu.Lock()
-		if err != nil {
-			la.info.ExitError = err.Error()
-		}
-		la.mu.Unlock()
-		logf.Close()
-		close(la.exited)
-	}()
+	la.proc, la.exited = proc, proc.Exited()
 	return nil
 }
 
@@ -239,7 +221,7 @@ func (la *launched) sampleRSS() {
 }
 
 func (la *launched) sampleOnce() {
-	procs := processTree(la.cmd.Process.Pid)
+	procs := processTree(la.proc.Pid())
 	var hwm int64
 	first := 0
 	for _, pr := range procs {
@@ -317,7 +299,7 @@ func (c *Capturer) stopLaunchedOnce(la *launched) error {
 // killTree signals the launch process group and every server-tree pid seen (nsys
 // gives the server its own process group).
 func (la *launched) killTree(sig syscall.Signal) {
-	_ = sendSignal(-la.cmd.Process.Pid, sig)
+	_ = sendSignal(-la.proc.Pid(), sig)
 	la.mu.Lock()
 	pids := make([]int, 0, len(la.tree))
 	for pid := range la.tree {
@@ -362,10 +344,12 @@ func pidAlive(pid int) bool {
 
 func (la *launched) write() error {
 	la.mu.Lock()
+	if la.proc != nil && la.info.ExitError == "" {
+		if err := la.proc.ExitErr(); err != nil {
+			la.info.ExitError = err.Error()
+		}
+	}
 	info := la.info
 	la.mu.Unlock()
 	return writeJSON(la.path, info)
 }
-
-// modelsURL is GET {base}/models.
-func modelsURL(base string) string { return strings.TrimRight(base, "/") + "/models" }

@@ -15,10 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/google/pprof/profile"
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sim"
 	"github.com/llmcap/llmcap/sweep"
-	"github.com/llmcap/llmcap/sweep/sim"
 )
 
 // envSimServer makes the test binary serve the engine simulator on the given address
@@ -182,15 +184,15 @@ func checkCaptureDir(t *testing.T, d string, st plan.Step) {
 	}
 }
 
-func readSteps(t *testing.T, dir string) []sweep.StepSummary {
+func readSteps(t *testing.T, dir string) []rundir.StepSummary {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, sweep.FileSteps))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.FileSteps))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []sweep.StepSummary
+	var out []rundir.StepSummary
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var s sweep.StepSummary
+		var s rundir.StepSummary
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 // Package profiles wraps NVIDIA Nsight Systems captures (launch and session modes),
 // parses `nsys stats` CSV tables, classifies GPU kernels and writes them as pprof
-// profiles. It imports plan and sweep (record types and the hook interfaces) only.
+// profiles. It imports plan, rundir (the run directory) and launch (the server launcher);
+// it satisfies the sweep's hook interfaces structurally, without importing sweep.
 //
 // Which steps are captured (plan.Capture):
 //   - Steps: a CaptureStep matches steps of its segment ("mix" for mix steps) at its

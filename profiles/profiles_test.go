@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/sweep"
 )
@@ -81,7 +83,7 @@ func TestSelection(t *testing.T) {
 	// Knee: capture while earlier steps of the segment pass the quick SLA check.
 	c.cfg.Steps, c.cfg.Knee = nil, true
 	p.SLA.TTFTMs = map[string]float64{"p95": 100}
-	writeRecords(t, dir, []sweep.Record{rec(0, 50), rec(0, 60), rec(1, 90), rec(1, 500), rec(1, 400)})
+	writeRecords(t, dir, []rundir.Record{rec(0, 50), rec(0, 60), rec(1, 90), rec(1, 500), rec(1, 400)})
 	if !c.Selected(step(1, 2), dir) {
 		t.Error("step 1 (after a passing step 0) not selected")
 	}
@@ -91,13 +93,13 @@ func TestSelection(t *testing.T) {
 	}
 }
 
-func rec(stepIdx int, ttft float64) sweep.Record {
-	return sweep.Record{Segment: "chat", Step: stepIdx, Phase: sweep.PhaseMeasure, Status: sweep.StatusOK, TTFTMs: &ttft}
+func rec(stepIdx int, ttft float64) rundir.Record {
+	return rundir.Record{Segment: "chat", Step: stepIdx, Phase: rundir.PhaseMeasure, Status: rundir.StatusOK, TTFTMs: &ttft}
 }
 
-func writeRecords(t *testing.T, dir string, recs []sweep.Record) {
+func writeRecords(t *testing.T, dir string, recs []rundir.Record) {
 	t.Helper()
-	f, err := os.Create(filepath.Join(dir, sweep.FileRecords))
+	f, err := os.Create(filepath.Join(dir, rundir.FileRecords))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,14 +114,14 @@ func writeRecords(t *testing.T, dir string, recs []sweep.Record) {
 
 func TestQuickSLACheck(t *testing.T) {
 	sla := plan.SLA{TTFTMs: map[string]float64{"p95": 100, "mean": 80}, MaxErrorRate: 0.2}
-	pass := []sweep.Record{rec(0, 10), rec(0, 20), rec(0, 90)}
+	pass := []rundir.Record{rec(0, 10), rec(0, 20), rec(0, 90)}
 	if ok, why := QuickSLACheck(pass, sla); !ok {
 		t.Errorf("passing step failed: %s", why)
 	}
 	if ok, why := QuickSLACheck(append(pass, rec(0, 150)), sla); ok || !strings.Contains(why, "ttft p95 150.0") {
 		t.Errorf("p95 150 ms: ok=%v why=%q", ok, why)
 	}
-	bad := sweep.Record{Step: 0, Phase: sweep.PhaseMeasure, Status: sweep.StatusError}
+	bad := rundir.Record{Step: 0, Phase: rundir.PhaseMeasure, Status: rundir.StatusError}
 	if ok, why := QuickSLACheck(append(pass, bad, bad), sla); ok || !strings.Contains(why, "error rate") {
 		t.Errorf("40%% errors: ok=%v why=%q", ok, why)
 	}
@@ -198,15 +200,15 @@ func TestSweepCompletesWhenCaptureFails(t *testing.T) {
 	if err := sweep.Run(context.Background(), p, sweep.Options{OutDir: dir, Hook: c, Logger: quiet}); err != nil {
 		t.Fatalf("sweep failed: %v", err)
 	}
-	f, err := os.Open(filepath.Join(dir, sweep.FileSteps))
+	f, err := os.Open(filepath.Join(dir, rundir.FileSteps))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var sums []sweep.StepSummary
+	var sums []rundir.StepSummary
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var s sweep.StepSummary
+		var s rundir.StepSummary
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			t.Fatal(err)
 		}

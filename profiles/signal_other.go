@@ -4,12 +4,8 @@ package profiles
 
 import (
 	"os"
-	"os/exec"
 	"syscall"
 )
-
-// ownProcessGroup does nothing outside Unix (Nsight Systems captures need Linux).
-func ownProcessGroup(*exec.Cmd) {}
 
 // sendSignal kills the process |pid| whatever sig is: outside Unix there are neither
 // signals nor process groups.

@@ -10,8 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // QuickSLACheck is the capture's own coarse SLA verdict for one step's measured
@@ -20,12 +21,12 @@ import (
 // successful requests) against its threshold. A step with no measured request fails.
 // It returns whether the step passes and, if not, why. The analysis stage computes the
 // authoritative verdict; this one only chooses what to capture.
-func QuickSLACheck(recs []sweep.Record, sla plan.SLA) (bool, string) {
+func QuickSLACheck(recs []rundir.Record, sla plan.SLA) (bool, string) {
 	var n, errs int
 	vals := map[string][]float64{}
 	for i := range recs {
 		r := &recs[i]
-		if r.Phase != sweep.PhaseMeasure {
+		if r.Phase != rundir.PhaseMeasure {
 			continue
 		}
 		n++
@@ -90,8 +91,8 @@ func statOf(vs []float64, stat string) (float64, bool) {
 // readStepRecords reads runDir/records.jsonl and groups the records by step index,
 // keeping only steps whose step segment is segment. Malformed lines are skipped (the
 // file may be mid-append).
-func readStepRecords(runDir, segment string) (map[int][]sweep.Record, error) {
-	f, err := os.Open(filepath.Join(runDir, sweep.FileRecords))
+func readStepRecords(runDir, segment string) (map[int][]rundir.Record, error) {
+	f, err := os.Open(filepath.Join(runDir, rundir.FileRecords))
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -99,11 +100,11 @@ func readStepRecords(runDir, segment string) (map[int][]sweep.Record, error) {
 		return nil, err
 	}
 	defer f.Close()
-	out := map[int][]sweep.Record{}
+	out := map[int][]rundir.Record{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		var r sweep.Record
+		var r rundir.Record
 		if json.Unmarshal(sc.Bytes(), &r) != nil {
 			continue
 		}
@@ -116,7 +117,7 @@ func readStepRecords(runDir, segment string) (map[int][]sweep.Record, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", sweep.FileRecords, err)
+		return nil, fmt.Errorf("read %s: %w", rundir.FileRecords, err)
 	}
 	return out, nil
 }

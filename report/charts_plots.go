@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -14,7 +16,6 @@ import (
 
 	"github.com/llmcap/llmcap/analysis"
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // TTFTPlot is TTFT p50/p95/p99 (ms) vs load for one segment, with each TTFT SLA
@@ -347,7 +348,7 @@ func cmpFloat(x, y float64) int {
 }
 
 // stepSegment is the segment of the step a record belongs to ("mix" for mix steps).
-func stepSegment(r *sweep.Record) string {
+func stepSegment(r *rundir.Record) string {
 	if r.StepSegment != "" {
 		return r.StepSegment
 	}
@@ -355,14 +356,14 @@ func stepSegment(r *sweep.Record) string {
 }
 
 // measured reports whether a record counts in statistics (measure or grace, success).
-func measured(r *sweep.Record) bool {
-	return r.OK() && (r.Phase == sweep.PhaseMeasure || r.Phase == sweep.PhaseGrace)
+func measured(r *rundir.Record) bool {
+	return r.OK() && (r.Phase == rundir.PhaseMeasure || r.Phase == rundir.PhaseGrace)
 }
 
 // CDFPlot is the empirical CDF of TTFT at up to three steps of a segment, from the
 // run's records (successful measured requests only). The x axis is log10 when all
 // values are positive.
-func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []sweep.Record) (*plot.Plot, error) {
+func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []rundir.Record) (*plot.Plot, error) {
 	p := newPlot("TTFT CDF: "+seg.Segment, "TTFT (ms)", "fraction of requests ≤ x")
 	picks := cdfSteps(a, seg)
 	vals := make(map[int][]float64, len(picks))

@@ -7,12 +7,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // Server metric names (vLLM, then llama.cpp) read for the server charts.
@@ -41,12 +41,12 @@ func metricValue(values map[string]float64, names []string) (float64, bool) {
 }
 
 // firstURLSamples keeps the samples of the first scraped endpoint (one line per series).
-func firstURLSamples(samples []sweep.MetricSample) []sweep.MetricSample {
+func firstURLSamples(samples []rundir.MetricSample) []rundir.MetricSample {
 	if len(samples) == 0 {
 		return nil
 	}
 	url := samples[0].URL
-	var out []sweep.MetricSample
+	var out []rundir.MetricSample
 	for _, s := range samples {
 		if s.URL == url {
 			out = append(out, s)
@@ -56,7 +56,7 @@ func firstURLSamples(samples []sweep.MetricSample) []sweep.MetricSample {
 }
 
 // serverSeries extracts one time series (x: seconds since the first sample).
-func serverSeries(samples []sweep.MetricSample, names []string, scale float64) plotter.XYs {
+func serverSeries(samples []rundir.MetricSample, names []string, scale float64) plotter.XYs {
 	var pts plotter.XYs
 	if len(samples) == 0 {
 		return nil
@@ -73,7 +73,7 @@ func serverSeries(samples []sweep.MetricSample, names []string, scale float64) p
 // shadeSteps adds alternating background bands for each step's time span (Step ≥ 0),
 // from y = 0 to yMax, before the series so they are drawn underneath; with labels, each
 // band is labelled (rotated) with its step's label, reading down from the top.
-func shadeSteps(p *plot.Plot, samples []sweep.MetricSample, yMax float64, labels map[int]string) error {
+func shadeSteps(p *plot.Plot, samples []rundir.MetricSample, yMax float64, labels map[int]string) error {
 	if len(samples) == 0 || !(yMax > 0) {
 		return nil
 	}
@@ -129,7 +129,7 @@ func addBandLabels(p *plot.Plot, at plotter.XYs, names []string) error {
 // sweep's steps shaded and labelled (labels: step → "segment@load"; nil for none) and
 // the slot limit (max_num_seqs; NaN when unknown) as a dashed line. It reads
 // server-metrics.jsonl, first endpoint only.
-func ServerQueuePlot(samples []sweep.MetricSample, labels map[int]string, slots float64) (*plot.Plot, error) {
+func ServerQueuePlot(samples []rundir.MetricSample, labels map[int]string, slots float64) (*plot.Plot, error) {
 	s := firstURLSamples(samples)
 	running := serverSeries(s, metricRunning, 1)
 	waiting := serverSeries(s, metricWaiting, 1)
@@ -182,7 +182,7 @@ func (w withTick) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // ServerKVPlot is the server's KV cache usage (%) over time with the steps shaded.
-func ServerKVPlot(samples []sweep.MetricSample) (*plot.Plot, error) {
+func ServerKVPlot(samples []rundir.MetricSample) (*plot.Plot, error) {
 	s := firstURLSamples(samples)
 	kv := serverSeries(s, metricKV, 100)
 	if len(kv) == 0 {

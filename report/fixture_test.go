@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/analysis"
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // The synthetic run: three segments and the mix, a closed-loop ladder of 8 steps, a
@@ -95,7 +96,7 @@ func fxSteps(si int, s fxSegment) []analysis.StepStats {
 			st.SLAViolations = []string{fmt.Sprintf("ttft p95 %.0f ms > 500 ms", p95)}
 		}
 		if j == len(fxLadder)-1 {
-			st.Errors, st.ErrorRate, st.ErrorClasses = 12, 0.03, map[string]int{sweep.ErrTimeoutFirstByte: 12}
+			st.Errors, st.ErrorRate, st.ErrorClasses = 12, 0.03, map[string]int{rundir.ErrTimeoutFirstByte: 12}
 		}
 		st.Server = &analysis.ServerStats{RunningMean: math.Min(load, s.slots), WaitingMean: math.Max(0, load-s.slots),
 			WaitingMax: math.Max(0, load-s.slots) + 2, KVCacheUsageMax: 0.8 * math.Min(load, s.slots) / s.slots}
@@ -181,14 +182,14 @@ func fxAnalysis() *analysis.Analysis {
 func fxWriteRunDir(tb testing.TB, a *analysis.Analysis, perStep int) string {
 	tb.Helper()
 	dir := tb.TempDir()
-	meta, _ := json.Marshal(sweep.RunMeta{RunID: a.RunID, StartedAt: fxRunStart, State: sweep.StateComplete, Plan: a.Plan})
-	if err := os.WriteFile(filepath.Join(dir, sweep.FileRun), meta, 0o644); err != nil {
+	meta, _ := json.Marshal(rundir.RunMeta{RunID: a.RunID, StartedAt: fxRunStart, State: rundir.StateComplete, Plan: a.Plan})
+	if err := os.WriteFile(filepath.Join(dir, rundir.FileRun), meta, 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	if err := fxWriteRecords(filepath.Join(dir, sweep.FileRecords), a, perStep); err != nil {
+	if err := fxWriteRecords(filepath.Join(dir, rundir.FileRecords), a, perStep); err != nil {
 		tb.Fatal(err)
 	}
-	if err := fxWriteMetrics(filepath.Join(dir, sweep.FileServerMetrics), a); err != nil {
+	if err := fxWriteMetrics(filepath.Join(dir, rundir.FileServerMetrics), a); err != nil {
 		tb.Fatal(err)
 	}
 	return dir
@@ -227,19 +228,19 @@ func fxWriteRecords(path string, a *analysis.Analysis, perStep int) error {
 	return f.Close()
 }
 
-func fxRecord(a *analysis.Analysis, seg string, st analysis.StepStats, k int, rng *rand.Rand) sweep.Record {
+func fxRecord(a *analysis.Analysis, seg string, st analysis.StepStats, k int, rng *rand.Rand) rundir.Record {
 	ptr := func(v float64) *float64 { return &v }
 	ttft := st.TTFTMs.Mean * math.Exp(0.12*rng.NormFloat64())
 	itl := st.ITLMs.Mean * math.Exp(0.05*rng.NormFloat64())
 	osl := int(st.OutputTokensMean)
-	r := sweep.Record{RunID: a.RunID, Segment: seg, StepSegment: seg, Step: st.Step, Schedule: st.Schedule,
-		Concurrency: st.Concurrency, Phase: sweep.PhaseMeasure, RequestID: fmt.Sprintf("r-%d-%d", st.Step, k),
+	r := rundir.Record{RunID: a.RunID, Segment: seg, StepSegment: seg, Step: st.Step, Schedule: st.Schedule,
+		Concurrency: st.Concurrency, Phase: rundir.PhaseMeasure, RequestID: fmt.Sprintf("r-%d-%d", st.Step, k),
 		SessionID: fmt.Sprintf("s-%d-%d", st.Step, k), Turn: 0, TTFTMs: ptr(ttft), TTFOMs: ptr(ttft), ITLMs: ptr(itl),
 		E2EMs: ptr(ttft + itl*float64(osl-1)), IntendedPromptTokens: int(st.PromptTokensMean), IntendedOutputTokens: osl,
-		PromptTokens: int(st.PromptTokensMean), OutputTokens: osl, TokensSource: sweep.TokensUsage, Chunks: osl,
-		FinishReason: "length", Status: sweep.StatusOK}
+		PromptTokens: int(st.PromptTokensMean), OutputTokens: osl, TokensSource: rundir.TokensUsage, Chunks: osl,
+		FinishReason: "length", Status: rundir.StatusOK}
 	if k == 0 && st.ErrorRate > 0 {
-		r.Status, r.ErrorClass, r.Error = sweep.StatusError, sweep.ErrTimeoutFirstByte, "no first byte within 30s"
+		r.Status, r.ErrorClass, r.Error = rundir.StatusError, rundir.ErrTimeoutFirstByte, "no first byte within 30s"
 		r.TTFTMs, r.TTFOMs, r.ITLMs, r.E2EMs, r.OutputTokens = nil, nil, nil, nil, 0
 	}
 	return r
@@ -261,7 +262,7 @@ func fxWriteMetrics(path string, a *analysis.Analysis) error {
 				step = -1
 			}
 			running := math.Min(st.Load, slots)
-			s := sweep.MetricSample{TimeNs: t, Step: step, URL: "http://127.0.0.1:8000/metrics", Values: map[string]float64{
+			s := rundir.MetricSample{TimeNs: t, Step: step, URL: "http://127.0.0.1:8000/metrics", Values: map[string]float64{
 				`vllm:num_requests_running{model_name="m"}`:  running,
 				`vllm:num_requests_waiting{model_name="m"}`:  math.Max(0, st.Load-slots),
 				`vllm:kv_cache_usage_perc{model_name="m"}`:   0.8 * running / slots,

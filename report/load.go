@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/llmcap/llmcap/sweep"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // parallelMinBytes is the file size from which JSONL decoding is split across cores.
@@ -21,13 +21,13 @@ const parallelMinBytes = 1 << 20
 // readRecords reads records.jsonl; a missing file yields no records and no error.
 // A malformed line is an error naming the file and line number, except a truncated
 // last line (an interrupted run), which is skipped.
-func readRecords(path string) ([]sweep.Record, error) {
-	return readJSONL[sweep.Record](path)
+func readRecords(path string) ([]rundir.Record, error) {
+	return readJSONL[rundir.Record](path)
 }
 
 // readMetrics reads server-metrics.jsonl; a missing file yields no samples and no error.
-func readMetrics(path string) ([]sweep.MetricSample, error) {
-	return readJSONL[sweep.MetricSample](path)
+func readMetrics(path string) ([]rundir.MetricSample, error) {
+	return readJSONL[rundir.MetricSample](path)
 }
 
 // readJSONL decodes every non-empty line of path as a T, in file order, splitting
@@ -117,8 +117,8 @@ func decodeLines[T any](data []byte, firstLine int, isLast bool) ([]T, error) {
 
 // runDate is the run's start time: run.json's started_at, else the earliest record's
 // sent time, else the zero time. Reports use it instead of the wall clock.
-func runDate(dir string, records []sweep.Record) time.Time {
-	if b, err := os.ReadFile(filepath.Join(dir, sweep.FileRun)); err == nil {
+func runDate(dir string, records []rundir.Record) time.Time {
+	if b, err := os.ReadFile(filepath.Join(dir, rundir.FileRun)); err == nil {
 		var meta struct {
 			StartedAt time.Time `json:"started_at"`
 		}

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/llmcap/llmcap/analysis"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // fxAllFailed is the fixture with every measured request failed (HTTP 500 at every
@@ -24,7 +25,7 @@ func fxAllFailed() *analysis.Analysis {
 		for i := range seg.Steps {
 			s := &seg.Steps[i]
 			*s = analysis.StepStats{Step: s.Step, Segment: s.Segment, Schedule: s.Schedule, Concurrency: s.Concurrency,
-				Load: s.Load, Requests: 40, Errors: 40, ErrorRate: 1, ErrorClasses: map[string]int{sweep.ErrHTTP5xx: 40}}
+				Load: s.Load, Requests: 40, Errors: 40, ErrorRate: 1, ErrorClasses: map[string]int{rundir.ErrHTTP5xx: 40}}
 		}
 	}
 	for i := range a.Segments {

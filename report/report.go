@@ -16,8 +16,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/analysis"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // Formats are the accepted report formats.
@@ -120,8 +121,8 @@ func normaliseFormats(formats []string) (map[string]bool, error) {
 type input struct {
 	dir     string
 	a       *analysis.Analysis
-	records []sweep.Record
-	metrics []sweep.MetricSample
+	records []rundir.Record
+	metrics []rundir.MetricSample
 	// date is the run's start (run.json, else the first record); zero when unknown.
 	date time.Time
 }
@@ -133,10 +134,10 @@ func loadInput(dir string, a *analysis.Analysis) (*input, error) {
 	}
 	in := &input{dir: dir, a: a}
 	var err error
-	if in.records, err = readRecords(filepath.Join(dir, sweep.FileRecords)); err != nil {
+	if in.records, err = readRecords(filepath.Join(dir, rundir.FileRecords)); err != nil {
 		return nil, err
 	}
-	if in.metrics, err = readMetrics(filepath.Join(dir, sweep.FileServerMetrics)); err != nil {
+	if in.metrics, err = readMetrics(filepath.Join(dir, rundir.FileServerMetrics)); err != nil {
 		return nil, err
 	}
 	in.date = runDate(dir, in.records)

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/xuri/excelize/v2"
+	"github.com/llmcap/llmcap/rundir"
 
-	"github.com/llmcap/llmcap/sweep"
+	"github.com/xuri/excelize/v2"
 )
 
 // maxServerColumns bounds the ServerMetrics sheet's metric columns.
@@ -94,7 +94,7 @@ func writeRequestsSheet(f *excelize.File, st styles, in *input) error {
 }
 
 // requestRow fills vals with one record's cells (nil for undefined latencies).
-func requestRow(vals []any, r *sweep.Record, t0 int64) {
+func requestRow(vals []any, r *rundir.Record, t0 int64) {
 	ptr := func(p *float64) any {
 		if p == nil || !finite(*p) {
 			return nil
@@ -119,7 +119,7 @@ func requestRow(vals []any, r *sweep.Record, t0 int64) {
 
 // serverMetricNames lists the metric keys to tabulate: every key except histogram
 // buckets, sorted, at most maxServerColumns.
-func serverMetricNames(samples []sweep.MetricSample) []string {
+func serverMetricNames(samples []rundir.MetricSample) []string {
 	seen := map[string]bool{}
 	for _, s := range samples {
 		for k := range s.Values {
@@ -141,7 +141,7 @@ func serverMetricNames(samples []sweep.MetricSample) []string {
 }
 
 // writeServerSheet streams server-metrics.jsonl: one row per scrape, one column per metric.
-func writeServerSheet(f *excelize.File, st styles, samples []sweep.MetricSample) error {
+func writeServerSheet(f *excelize.File, st styles, samples []rundir.MetricSample) error {
 	names := serverMetricNames(samples)
 	cols := []sheetColumn{{"time (s since first scrape)", st.secs, 14}, {"step", 0, 6}, {"endpoint", 0, 30}}
 	for _, n := range names {

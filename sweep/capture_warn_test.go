@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -25,11 +27,11 @@ func TestCaptureFailureWarning(t *testing.T) {
 	if err := Run(context.Background(), p, Options{OutDir: dir, Hook: &rtHook{failBefore: true}}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, FileRun))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.FileRun))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m RunMeta
+	var m rundir.RunMeta
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +44,7 @@ func TestCaptureFailureWarning(t *testing.T) {
 // TestNoteCaptureResumed: a step recaptured successfully on resume leaves the warning
 // of its interrupted capture; other steps' failures stay.
 func TestNoteCaptureResumed(t *testing.T) {
-	rn := &runner{meta: &RunMeta{Warnings: []string{"other"}}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	rn := &runner{meta: &rundir.RunMeta{Warnings: []string{"other"}}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	st := func(i, c int) plan.Step {
 		return plan.Step{Index: i, Segment: "chat", Schedule: plan.ScheduleConcurrency, Concurrency: c}
 	}

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // ChatMessage is one OpenAI chat message.
@@ -274,12 +276,12 @@ func (c *Client) staticLen() int {
 // the transport reports it written; before that, when it never was); TTFT and the
 // other latencies count from it. Records of
 // failed requests keep the TTFT/TTFO they observed but have no E2E/ITL.
-func (c *Client) Do(ctx context.Context, req *Request, rec *Record) string {
+func (c *Client) Do(ctx context.Context, req *Request, rec *rundir.Record) string {
 	if req == nil {
 		req = &Request{}
 	}
 	if rec == nil {
-		rec = &Record{}
+		rec = &rundir.Record{}
 	}
 	resetRecord(rec)
 	s := c.pool.Get().(*stream)
@@ -288,7 +290,7 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *Record) string {
 	body, err := c.body(req)
 	if err != nil {
 		s.sent = time.Now()
-		s.setError(ErrDecode, err.Error())
+		s.setError(rundir.ErrDecode, err.Error())
 		s.finalize()
 		return ""
 	}
@@ -351,7 +353,7 @@ func (c *Client) run(parent context.Context, s *stream, body []byte) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		s.sent = time.Now()
-		s.setError(ErrConnect, c.redact(fmt.Sprintf("build request: %v", err)))
+		s.setError(rundir.ErrConnect, c.redact(fmt.Sprintf("build request: %v", err)))
 		return
 	}
 	h := hreq.Header

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // The client benchmarks run a fast SSE server in a child process (this test binary
@@ -307,14 +309,14 @@ func pct(v []float64, p float64) float64 {
 // benchRun runs workers closed-loop streams (rounds each after a warm-up request),
 // their starts staggered evenly over stagger, and returns the measured records and the
 // client CPU time spent on them.
-func benchRun(do func(req *Request, rec *Record), workers, rounds int, stagger time.Duration) ([]Record, time.Duration) {
+func benchRun(do func(req *Request, rec *rundir.Record), workers, rounds int, stagger time.Duration) ([]rundir.Record, time.Duration) {
 	var wg sync.WaitGroup
-	recs := make([]Record, workers*rounds)
+	recs := make([]rundir.Record, workers*rounds)
 	for w := 0; w < workers; w++ { // warm-up: one connection per worker
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var r Record
+			var r rundir.Record
 			do(&Request{MaxTokens: 1, Seed: -1 - int64(w)}, &r)
 		}()
 	}
@@ -342,9 +344,9 @@ func benchRun(do func(req *Request, rec *Record), workers, rounds int, stagger t
 // (client first-token timestamp − server flush timestamp), cpu_us/token, errors.
 func BenchmarkClientStreams500(b *testing.B) {
 	c := NewClient(ClientConfig{Model: "bench", IdleTimeout: 30 * time.Second})
-	benchStreams500(b, func(base string) func(*Request, *Record) {
+	benchStreams500(b, func(base string) func(*Request, *rundir.Record) {
 		c.url = base + "/chat/completions"
-		return func(req *Request, rec *Record) { c.Do(context.Background(), req, rec) }
+		return func(req *Request, rec *rundir.Record) { c.Do(context.Background(), req, rec) }
 	})
 	c.CloseIdleConnections()
 }
@@ -354,13 +356,13 @@ func BenchmarkClientStreams500(b *testing.B) {
 // machine load.
 func BenchmarkBaselineStreams500(b *testing.B) {
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1 << 16}}
-	benchStreams500(b, func(base string) func(*Request, *Record) {
-		return func(req *Request, rec *Record) { baselineDo(hc, base, req, rec) }
+	benchStreams500(b, func(base string) func(*Request, *rundir.Record) {
+		return func(req *Request, rec *rundir.Record) { baselineDo(hc, base, req, rec) }
 	})
 	hc.CloseIdleConnections()
 }
 
-func benchStreams500(b *testing.B, client func(base string) func(*Request, *Record)) {
+func benchStreams500(b *testing.B, client func(base string) func(*Request, *rundir.Record)) {
 	const workers, tokens = 500, 128
 	base := startBenchServer(b, 50*time.Millisecond, 10*time.Millisecond, tokens)
 	do := client(base)
@@ -388,14 +390,14 @@ func benchStreams500(b *testing.B, client func(base string) func(*Request, *Reco
 }
 
 // baselineDo is the plain way: http.Client, bufio.Scanner, json.Unmarshal into a map.
-func baselineDo(hc *http.Client, base string, req *Request, rec *Record) {
+func baselineDo(hc *http.Client, base string, req *Request, rec *rundir.Record) {
 	body, _ := json.Marshal(map[string]any{"model": "bench", "stream": true, "max_tokens": req.MaxTokens,
 		"seed": req.Seed, "messages": []ChatMessage{}})
 	sent := time.Now()
 	resp, err := hc.Post(base+"/chat/completions", "application/json", strings.NewReader(string(body)))
 	rec.SentNs = unixNs(sent)
 	if err != nil {
-		rec.Status = StatusError
+		rec.Status = rundir.StatusError
 		return
 	}
 	defer resp.Body.Close()
@@ -423,11 +425,11 @@ func baselineDo(hc *http.Client, base string, req *Request, rec *Record) {
 			rec.Chunks++
 		}
 	}
-	rec.Status = StatusOK
+	rec.Status = rundir.StatusOK
 }
 
 // stampErrors pairs each successful record with the server's stamps of its seed.
-func stampErrors(recs []Record, st benchStamps) (ttftErr, lag []float64) {
+func stampErrors(recs []rundir.Record, st benchStamps) (ttftErr, lag []float64) {
 	for i := range recs {
 		r := &recs[i]
 		s, ok := st.Stamps[int64(i+1)]
@@ -453,7 +455,7 @@ func BenchmarkClientOpenStreams10k(b *testing.B) {
 	c := NewClient(ClientConfig{BaseURL: base, Model: "bench", IdleTimeout: 30 * time.Second,
 		ConnectTimeout: 30 * time.Second})
 	defer c.CloseIdleConnections()
-	recs := make([]Record, streams)
+	recs := make([]rundir.Record, streams)
 	var wg sync.WaitGroup
 	start := time.Now()
 	cpu0 := cpuTime()
@@ -513,7 +515,7 @@ func TestClientAllocsPerToken(t *testing.T) {
 	defer c.CloseIdleConnections()
 	allocs := func(tokens int) float64 {
 		return testing.AllocsPerRun(20, func() {
-			var rec Record
+			var rec rundir.Record
 			if c.Do(context.Background(), &Request{MaxTokens: tokens}, &rec); !rec.OK() || rec.Chunks != tokens {
 				t.Fatalf("record %+v", rec)
 			}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/sweep/ssetest"
 )
 
@@ -26,7 +28,7 @@ func TestClientDrainAfterDone(t *testing.T) {
 	defer c.CloseIdleConnections()
 	do := func(what string) time.Duration {
 		t.Helper()
-		var rec Record
+		var rec rundir.Record
 		start := time.Now()
 		c.Do(context.Background(), &Request{MaxTokens: 4}, &rec)
 		took := time.Since(start)

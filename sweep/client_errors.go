@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // Causes with which the client cancels a request's context.
@@ -66,41 +68,41 @@ func isContextLength(b []byte) bool {
 // classifyInBand returns the class of an error object received inside a 2xx stream.
 func classifyInBand(raw []byte) string {
 	if isContextLength(raw) {
-		return ErrContextLength
+		return rundir.ErrContextLength
 	}
-	return ErrInBand
+	return rundir.ErrInBand
 }
 
 // classifyTransport maps a transport or body-read error to an error class and a
 // message free of secrets.
 func (c *Client) classifyTransport(parent, ctx context.Context, err error, afterHeaders bool) (string, string) {
 	if parent.Err() != nil {
-		return ErrCancelled, "cancelled: " + c.redact(errText(context.Cause(parent)))
+		return rundir.ErrCancelled, "cancelled: " + c.redact(errText(context.Cause(parent)))
 	}
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errTimeoutFirstByte):
-		return ErrTimeoutFirstByte, cause.Error()
+		return rundir.ErrTimeoutFirstByte, cause.Error()
 	case errors.Is(cause, errTimeoutIdle):
-		return ErrTimeoutIdle, cause.Error()
+		return rundir.ErrTimeoutIdle, cause.Error()
 	case errors.Is(cause, errTimeoutRequest):
-		return ErrTimeoutRequest, cause.Error()
+		return rundir.ErrTimeoutRequest, cause.Error()
 	}
 	msg := c.redact(errText(err))
 	var de *dialError
 	if errors.As(err, &de) {
 		var ne net.Error
 		if errors.As(de.err, &ne) && ne.Timeout() {
-			return ErrTimeoutConnect, "connect: " + msg
+			return rundir.ErrTimeoutConnect, "connect: " + msg
 		}
-		return ErrConnect, "connect: " + msg
+		return rundir.ErrConnect, "connect: " + msg
 	}
 	if !afterHeaders {
 		if strings.Contains(msg, "malformed HTTP") {
-			return ErrDecode, "response: " + msg
+			return rundir.ErrDecode, "response: " + msg
 		}
-		return ErrStreamTruncated, "no response: " + msg
+		return rundir.ErrStreamTruncated, "no response: " + msg
 	}
-	return ErrStreamTruncated, "stream: " + msg
+	return rundir.ErrStreamTruncated, "stream: " + msg
 }
 
 // errText is err's message without the url.Error "Post <url>:" prefix.
@@ -122,14 +124,14 @@ func (c *Client) readHTTPError(parent, ctx context.Context, s *stream, code int,
 		s.setError(c.classifyTransport(parent, ctx, err, true))
 		return
 	}
-	class := ErrHTTP4xx
+	class := rundir.ErrHTTP4xx
 	switch {
 	case code == http.StatusTooManyRequests:
-		class = ErrHTTP429
+		class = rundir.ErrHTTP429
 	case isContextLength(body):
-		class = ErrContextLength
+		class = rundir.ErrContextLength
 	case code >= 500:
-		class = ErrHTTP5xx
+		class = rundir.ErrHTTP5xx
 	}
 	s.setError(class, c.redact(fmt.Sprintf("HTTP %d: %s", code, bodyMessage(body))))
 }

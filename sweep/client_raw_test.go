@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // rawServer is a loopback HTTP/1.1 server on raw TCP: respond writes the whole
@@ -118,15 +120,15 @@ func TestClientRawFraming(t *testing.T) {
 		{"HTTP/1.0", "HTTP/1.0 200 OK\r\nContent-Type: text/event-stream\r\n\r\n" + ev, false, "", 200, "", "ab", true},
 		{"100 continue first", "HTTP/1.1 100 Continue\r\n\r\n" + sseHead + "Transfer-Encoding: chunked\r\n\r\n" + chunked(ev, 7), true, "", 200, "", "ab", true},
 		{"error with length", "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 43\r\n\r\n" +
-			`{"error":{"message":"max_tokens too large"}}`[:43], true, ErrHTTP4xx, 400, "max_tokens too large", "", false},
-		{"error to EOF", "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\r\nengine overloaded", false, ErrHTTP5xx, 503, "engine overloaded", "", false},
-		{"error chunked", "HTTP/1.1 429 Too Many Requests\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked(`{"message":"slow down"}`, 5), true, ErrHTTP429, 429, "slow down", "", false},
-		{"closed mid-chunk", sseHead + "Transfer-Encoding: chunked\r\n\r\n" + chunked(ev, 40)[:120], false, ErrStreamTruncated, 200, "", "", false},
-		{"closed mid-length", sseHead + fmt.Sprintf("Content-Length: %d\r\n\r\n", len(ev)+10) + ev[:len(ev)-30], false, ErrStreamTruncated, 200, "", "", false},
-		{"bad chunk size", sseHead + "Transfer-Encoding: chunked\r\n\r\nzz\r\n", false, ErrStreamTruncated, 200, "malformed chunked", "", false},
-		{"malformed status", "HTTP/1.1 2x0 OK\r\n\r\n", false, ErrDecode, 0, "malformed HTTP", "", false},
-		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", false, ErrDecode, 0, "malformed HTTP", "", false},
-		{"closed before response", "", false, ErrStreamTruncated, 0, "", "", false},
+			`{"error":{"message":"max_tokens too large"}}`[:43], true, rundir.ErrHTTP4xx, 400, "max_tokens too large", "", false},
+		{"error to EOF", "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\r\nengine overloaded", false, rundir.ErrHTTP5xx, 503, "engine overloaded", "", false},
+		{"error chunked", "HTTP/1.1 429 Too Many Requests\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked(`{"message":"slow down"}`, 5), true, rundir.ErrHTTP429, 429, "slow down", "", false},
+		{"closed mid-chunk", sseHead + "Transfer-Encoding: chunked\r\n\r\n" + chunked(ev, 40)[:120], false, rundir.ErrStreamTruncated, 200, "", "", false},
+		{"closed mid-length", sseHead + fmt.Sprintf("Content-Length: %d\r\n\r\n", len(ev)+10) + ev[:len(ev)-30], false, rundir.ErrStreamTruncated, 200, "", "", false},
+		{"bad chunk size", sseHead + "Transfer-Encoding: chunked\r\n\r\nzz\r\n", false, rundir.ErrStreamTruncated, 200, "malformed chunked", "", false},
+		{"malformed status", "HTTP/1.1 2x0 OK\r\n\r\n", false, rundir.ErrDecode, 0, "malformed HTTP", "", false},
+		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", false, rundir.ErrDecode, 0, "malformed HTTP", "", false},
+		{"closed before response", "", false, rundir.ErrStreamTruncated, 0, "", "", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,7 +142,7 @@ func TestClientRawFraming(t *testing.T) {
 				t.Fatal("http:// target not on the raw path")
 			}
 			for i := 0; i < 3; i++ {
-				var rec Record
+				var rec rundir.Record
 				answer := c.Do(context.Background(), &Request{}, &rec)
 				if rec.ErrorClass != tc.class || rec.HTTPStatus != tc.status || !strings.Contains(rec.Error, tc.errHas) {
 					t.Fatalf("request %d: class %q status %d error %q; want %q %d %q", i, rec.ErrorClass, rec.HTTPStatus, rec.Error,
@@ -186,7 +188,7 @@ func TestClientRawSplitEverywhere(t *testing.T) {
 	defer c.CloseIdleConnections()
 	for k := -1; k < len(resp); k++ {
 		cut.Store(int64(k))
-		var rec Record
+		var rec rundir.Record
 		answer := c.Do(context.Background(), &Request{}, &rec)
 		if !rec.OK() || answer != "ab" || rec.OutputTokens != 2 || rec.PromptTokens != 3 || rec.FinishReason != "stop" {
 			t.Fatalf("cut at %d: answer %q record %+v", k, answer, rec)
@@ -211,7 +213,7 @@ func TestClientRawStaleIdle(t *testing.T) {
 	c := NewClient(ClientConfig{BaseURL: srv.url})
 	defer c.CloseIdleConnections()
 	for i := 0; i < 3; i++ {
-		var rec Record
+		var rec rundir.Record
 		c.Do(context.Background(), &Request{}, &rec)
 		if !rec.OK() {
 			t.Fatalf("request %d: %s %s", i, rec.ErrorClass, rec.Error)
@@ -239,7 +241,7 @@ func TestClientRawMaxConns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var rec Record
+			var rec rundir.Record
 			if c.Do(context.Background(), &Request{}, &rec); !rec.OK() {
 				failed.Add(1)
 			}
@@ -256,15 +258,15 @@ func TestClientRawMaxConns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var rec Record
+			var rec rundir.Record
 			c.Do(context.Background(), &Request{}, &rec)
 		}()
 	}
 	time.Sleep(5 * time.Millisecond)
-	var rec Record
+	var rec rundir.Record
 	c.Do(ctx, &Request{}, &rec)
 	wg.Wait()
-	if rec.ErrorClass != ErrCancelled {
+	if rec.ErrorClass != rundir.ErrCancelled {
 		t.Errorf("class %q (%s), want cancelled while waiting for a connection", rec.ErrorClass, rec.Error)
 	}
 }
@@ -318,9 +320,9 @@ func TestClientBodyEncoding(t *testing.T) {
 		}
 	}
 	c := NewClient(ClientConfig{ExtraBody: map[string]any{"bad": func() {}}})
-	var rec Record
+	var rec rundir.Record
 	c.Do(context.Background(), &Request{}, &rec)
-	if rec.ErrorClass != ErrDecode || !strings.Contains(rec.Error, "encode request body") {
+	if rec.ErrorClass != rundir.ErrDecode || !strings.Contains(rec.Error, "encode request body") {
 		t.Errorf("unencodable ExtraBody: class %q error %q", rec.ErrorClass, rec.Error)
 	}
 }

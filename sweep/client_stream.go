@@ -7,6 +7,8 @@ import (
 	"mime"
 	"sync/atomic"
 	"time"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // clockBase anchors record times: unix ns = base wall time + monotonic elapsed, so
@@ -35,7 +37,7 @@ func msPtr(d time.Duration) *float64 {
 // stream is the per-request state of Do, pooled with its buffers.
 type stream struct {
 	c      *Client
-	rec    *Record
+	rec    *rundir.Record
 	parser SSEParser
 	dec    chunkDecoder
 	buf    []byte
@@ -69,7 +71,7 @@ func newStream(c *Client) *stream {
 // line); real chunks are a few hundred bytes.
 const maxEventBytes = 16 << 20
 
-func (s *stream) reset(rec *Record) {
+func (s *stream) reset(rec *rundir.Record) {
 	*s = stream{
 		c: s.c, rec: rec, parser: s.parser, dec: s.dec, buf: s.buf, emit: s.emit, req: s.req,
 		answer: s.answer[:0], icl: s.icl[:0], finish: s.finish[:0],
@@ -102,7 +104,7 @@ func (s *stream) onEvent(ev SSEEvent) error {
 	}
 	if err := s.dec.decode(data); err != nil {
 		s.decodeErrs++
-		s.setError(ErrDecode, s.c.redact("decode chunk: "+err.Error()+": "+truncate(string(data), 200)))
+		s.setError(rundir.ErrDecode, s.c.redact("decode chunk: "+err.Error()+": "+truncate(string(data), 200)))
 		return nil
 	}
 	s.apply(&s.dec.c)
@@ -137,7 +139,7 @@ func (s *stream) apply(c *chunk) {
 		// vLLM and SGLang end an aborted request with finish_reason "abort"; some
 		// servers say "error": the answer is incomplete.
 		if fr := string(c.finishReason); fr == "abort" || fr == "error" {
-			s.setError(ErrInBand, "finish_reason "+fr)
+			s.setError(rundir.ErrInBand, "finish_reason "+fr)
 		}
 	}
 	if c.hasUsage {
@@ -190,7 +192,7 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, contentType 
 			s.now = time.Now()
 			wd.touch(s.now)
 			if perr := s.parser.Feed(b, s.emit); perr != nil {
-				s.setError(ErrDecode, "parse event stream: "+perr.Error())
+				s.setError(rundir.ErrDecode, "parse event stream: "+perr.Error())
 				return
 			}
 			if s.done {
@@ -271,9 +273,9 @@ func (s *stream) finalize() {
 	}
 	switch {
 	case s.compl > 0 || (s.usageSeen && s.events == 0):
-		rec.OutputTokens, rec.TokensSource = s.compl, TokensUsage
+		rec.OutputTokens, rec.TokensSource = s.compl, rundir.TokensUsage
 	default:
-		rec.OutputTokens, rec.TokensSource = s.events, TokensCounted
+		rec.OutputTokens, rec.TokensSource = s.events, rundir.TokensCounted
 	}
 	rec.PromptTokens = s.prompt
 	rec.ReasoningTokens = s.reasoningEvents
@@ -283,7 +285,7 @@ func (s *stream) finalize() {
 	rec.Chunks = s.events
 	rec.FinishReason = string(s.finish)
 	if s.errClass == "" && !s.done && len(s.finish) == 0 && !s.usageSeen {
-		s.setError(ErrStreamTruncated, "stream ended without finish_reason, usage or [DONE]")
+		s.setError(rundir.ErrStreamTruncated, "stream ended without finish_reason, usage or [DONE]")
 	}
 	if s.errClass == "" && s.events == 0 && s.compl == 0 {
 		// No content or reasoning event and no usage completion_tokens > 0: the server
@@ -292,13 +294,13 @@ func (s *stream) finalize() {
 		if len(s.finish) > 0 {
 			msg += " (finish_reason " + string(s.finish) + ")"
 		}
-		s.setError(ErrEmptyResponse, msg)
+		s.setError(rundir.ErrEmptyResponse, msg)
 	}
 	if s.errClass != "" {
-		rec.Status, rec.ErrorClass, rec.Error = StatusError, s.errClass, s.errMsg
+		rec.Status, rec.ErrorClass, rec.Error = rundir.StatusError, s.errClass, s.errMsg
 		return
 	}
-	rec.Status = StatusOK
+	rec.Status = rundir.StatusOK
 	if s.c.cfg.SaveICL && len(s.icl) > 0 {
 		rec.ICLMs = append([]float64(nil), s.icl...)
 	}
@@ -316,7 +318,7 @@ func (s *stream) finalize() {
 }
 
 // resetRecord clears the fields Do fills, leaving the caller's identity fields.
-func resetRecord(rec *Record) {
+func resetRecord(rec *rundir.Record) {
 	rec.SentNs, rec.FirstTokenNs, rec.EndNs = 0, 0, 0
 	rec.TTFTMs, rec.TTFOMs, rec.ITLMs, rec.E2EMs, rec.ICLMs = nil, nil, nil, nil, nil
 	rec.PromptTokens, rec.OutputTokens, rec.ReasoningTokens, rec.Chunks = 0, 0, 0, 0

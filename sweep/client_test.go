@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/sweep/ssetest"
 )
 
@@ -132,7 +134,7 @@ type clientCase struct {
 }
 
 func okCase(name string, evs []ev) clientCase {
-	return clientCase{name: name, evs: evs, ttft: 1, ttfo: 1, e2e: 3, osl: 3, source: TokensUsage,
+	return clientCase{name: name, evs: evs, ttft: 1, ttfo: 1, e2e: 3, osl: 3, source: rundir.TokensUsage,
 		chunks: 3, prompt: 5, finish: "stop", answer: "Hello!", wantOK: true}
 }
 
@@ -178,7 +180,7 @@ func semanticCases() []clientCase {
 		data(5*time.Millisecond, chatFinish("stop")),
 		data(0, `{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":4,"completion_tokens_details":{"reasoning_tokens":2}}}`),
 		data(0, "[DONE]"),
-	}, ttft: 1, ttfo: 3, e2e: 4, osl: 4, source: TokensUsage, chunks: 4, prompt: 9, reasoning: 2,
+	}, ttft: 1, ttfo: 3, e2e: 4, osl: 4, source: rundir.TokensUsage, chunks: 4, prompt: 9, reasoning: 2,
 		finish: "stop", answer: "Yes.", wantOK: true}
 	noChoices := okCase("usage without choices", standard())
 	noChoices.evs[5] = data(2*time.Millisecond, `{"usage":{"prompt_tokens":5,"completion_tokens":3}}`)
@@ -188,7 +190,7 @@ func semanticCases() []clientCase {
 		data(10*time.Millisecond, ollamaText("c", "", 0, 0)),
 		data(10*time.Millisecond, ollamaText("", "stop", 7, 4)),
 		data(0, "[DONE]"),
-	}, ttft: 0, ttfo: 0, e2e: 2, osl: 4, source: TokensUsage, chunks: 3, prompt: 7, finish: "stop",
+	}, ttft: 0, ttfo: 0, e2e: 2, osl: 4, source: rundir.TokensUsage, chunks: 3, prompt: 7, finish: "stop",
 		answer: "abc", wantOK: true}
 	single := clientCase{name: "single-event answer", evs: []ev{
 		data(0, chatRole()),
@@ -196,13 +198,13 @@ func semanticCases() []clientCase {
 		data(10*time.Millisecond, chatFinish("stop")),
 		data(0, usageChunk(3, 4)),
 		data(0, "[DONE]"),
-	}, ttft: 1, ttfo: 1, e2e: 1, osl: 4, source: TokensUsage, chunks: 1, prompt: 3, finish: "stop",
+	}, ttft: 1, ttfo: 1, e2e: 1, osl: 4, source: rundir.TokensUsage, chunks: 1, prompt: 3, finish: "stop",
 		answer: "The whole answer.", wantOK: true}
 	counted := okCase("finish-only last chunk, no usage", standard()[:5])
 	counted.evs = append(counted.evs, data(20*time.Millisecond, "[DONE]"))
-	counted.source, counted.prompt = TokensCounted, 0
+	counted.source, counted.prompt = rundir.TokensCounted, 0
 	noDone := okCase("finish without [DONE]", standard()[:5])
-	noDone.source, noDone.prompt = TokensCounted, 0
+	noDone.source, noDone.prompt = rundir.TokensCounted, 0
 	return append([]clientCase{reasoning, noChoices, ollama, single, counted, noDone}, emptyCases()...)
 }
 
@@ -210,68 +212,68 @@ func semanticCases() []clientCase {
 // a content/reasoning event nor a usage completion_tokens > 0.
 func emptyCases() []clientCase {
 	onlyDone := clientCase{name: "only [DONE]", evs: []ev{data(10*time.Millisecond, "[DONE]")},
-		ttft: -1, ttfo: -1, e2e: -1, source: TokensCounted, class: ErrEmptyResponse,
+		ttft: -1, ttfo: -1, e2e: -1, source: rundir.TokensCounted, class: rundir.ErrEmptyResponse,
 		errHas: "stream ended with no content and no tokens"}
 	zeroUsage := clientCase{name: "finish and zero usage, no content", evs: []ev{
 		data(0, chatRole()),
 		data(10*time.Millisecond, chatFinish("length")),
 		data(0, usageChunk(5, 0)),
 		data(0, "[DONE]"),
-	}, ttft: -1, ttfo: -1, e2e: -1, source: TokensUsage, prompt: 5, finish: "length",
-		class: ErrEmptyResponse, errHas: "no content and no tokens (finish_reason length)"}
+	}, ttft: -1, ttfo: -1, e2e: -1, source: rundir.TokensUsage, prompt: 5, finish: "length",
+		class: rundir.ErrEmptyResponse, errHas: "no content and no tokens (finish_reason length)"}
 	usageOnly := clientCase{name: "usage tokens without content events", evs: []ev{
 		data(0, chatRole()),
 		data(10*time.Millisecond, chatFinish("stop")),
 		data(0, usageChunk(5, 3)),
 		data(0, "[DONE]"),
-	}, ttft: -1, ttfo: -1, e2e: -1, osl: 3, source: TokensUsage, prompt: 5, finish: "stop", wantOK: true}
+	}, ttft: -1, ttfo: -1, e2e: -1, osl: 3, source: rundir.TokensUsage, prompt: 5, finish: "stop", wantOK: true}
 	reasoningOnly := clientCase{name: "reasoning only, no usage", evs: []ev{
 		data(0, chatRole()),
 		data(20*time.Millisecond, chatReasoning("reasoning_content", "Hmm")),
 		data(10*time.Millisecond, chatReasoning("reasoning_content", ".")),
 		data(5*time.Millisecond, chatFinish("length")),
 		data(0, "[DONE]"),
-	}, ttft: 1, ttfo: -1, e2e: 2, osl: 2, source: TokensCounted, chunks: 2, reasoning: 2,
+	}, ttft: 1, ttfo: -1, e2e: 2, osl: 2, source: rundir.TokensCounted, chunks: 2, reasoning: 2,
 		finish: "length", wantOK: true}
 	return []clientCase{onlyDone, zeroUsage, usageOnly, reasoningOnly}
 }
 
 func errorCases() []clientCase {
 	trunc := clientCase{name: "closed mid-stream", evs: standard()[:3], end: ssetest.EndAbort,
-		ttft: 1, ttfo: 1, e2e: -1, osl: 2, source: TokensCounted, chunks: 2, answer: "Hello",
-		class: ErrStreamTruncated}
+		ttft: 1, ttfo: 1, e2e: -1, osl: 2, source: rundir.TokensCounted, chunks: 2, answer: "Hello",
+		class: rundir.ErrStreamTruncated}
 	eof := trunc
 	eof.name, eof.end = "ended without finish, usage or [DONE]", ssetest.EndNormal
 	body := func(s string) []ev { return []ev{{0, s}} }
 	httpCase := func(name string, status int, b, class, has string) clientCase {
 		return clientCase{name: name, evs: body(b), status: status, ctype: "application/json",
-			ttft: -1, ttfo: -1, e2e: -1, source: TokensCounted, class: class, errHas: has}
+			ttft: -1, ttfo: -1, e2e: -1, source: rundir.TokensCounted, class: class, errHas: has}
 	}
 	inBand := trunc
-	inBand.name, inBand.end, inBand.class, inBand.errHas = "in-band error", ssetest.EndNormal, ErrInBand, "engine died"
+	inBand.name, inBand.end, inBand.class, inBand.errHas = "in-band error", ssetest.EndNormal, rundir.ErrInBand, "engine died"
 	inBand.evs = append(standard()[:3], data(5*time.Millisecond, `{"error":{"message":"engine died","type":"InternalServerError","code":500}}`),
 		data(0, "[DONE]"))
 	inBandCtx := clientCase{name: "in-band context length (vLLM object error)", evs: []ev{
 		data(10*time.Millisecond, `{"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 4000 tokens.","type":"BadRequestError","param":null,"code":400}`),
 		data(0, "[DONE]"),
-	}, ttft: -1, ttfo: -1, e2e: -1, source: TokensCounted, class: ErrContextLength, errHas: "maximum context length"}
+	}, ttft: -1, ttfo: -1, e2e: -1, source: rundir.TokensCounted, class: rundir.ErrContextLength, errHas: "maximum context length"}
 	eventErr := clientCase{name: "event: error", evs: []ev{
 		data(0, chatRole()), {10 * time.Millisecond, "event: error\ndata: overloaded\n\n"},
-	}, ttft: -1, ttfo: -1, e2e: -1, source: TokensCounted, class: ErrInBand, errHas: "overloaded"}
+	}, ttft: -1, ttfo: -1, e2e: -1, source: rundir.TokensCounted, class: rundir.ErrInBand, errHas: "overloaded"}
 	abort := trunc
-	abort.name, abort.end, abort.class, abort.errHas, abort.finish = "finish_reason abort", ssetest.EndNormal, ErrInBand, "abort", "abort"
+	abort.name, abort.end, abort.class, abort.errHas, abort.finish = "finish_reason abort", ssetest.EndNormal, rundir.ErrInBand, "abort", "abort"
 	abort.evs = append(standard()[:3], data(5*time.Millisecond, chatFinish("abort")), data(0, "[DONE]"))
 	return []clientCase{trunc, eof, inBand, inBandCtx, eventErr, abort,
-		httpCase("HTTP 500", 500, `{"error":{"message":"boom","type":"InternalServerError"}}`, ErrHTTP5xx, "HTTP 500: boom"),
-		httpCase("HTTP 429", 429, `{"error":"rate limited"}`, ErrHTTP429, "rate limited"),
-		httpCase("HTTP 404 text", 404, "404 page not found\n", ErrHTTP4xx, "404 page not found"),
-		httpCase("HTTP 422 FastAPI detail", 422, `{"detail":[{"loc":["body","model"],"msg":"field required"}]}`, ErrHTTP4xx, "field required"),
-		httpCase("context length vLLM", 400, `{"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 2100 tokens (100 in the messages, 2000 in the completion).","type":"BadRequestError","param":null,"code":400}`, ErrContextLength, "maximum context length"),
-		httpCase("context length OpenAI code", 400, `{"error":{"message":"Too many.","type":"invalid_request_error","code":"context_length_exceeded"}}`, ErrContextLength, "Too many."),
-		httpCase("context length llama.cpp", 400, `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}`, ErrContextLength, "available context size"),
-		httpCase("context length Ollama", 400, `{"error":"the input length exceeds the context length"}`, ErrContextLength, "exceeds the context length"),
-		httpCase("context length SGLang", 400, `{"object":"error","message":"The input (5000 tokens) is longer than the model's context length (4096 tokens).","type":"BadRequestError","code":400}`, ErrContextLength, "context length"),
-		httpCase("context length TGI", 422, "{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 500 `max_new_tokens`\",\"error_type\":\"validation\"}", ErrContextLength, "must be <= 4096"),
+		httpCase("HTTP 500", 500, `{"error":{"message":"boom","type":"InternalServerError"}}`, rundir.ErrHTTP5xx, "HTTP 500: boom"),
+		httpCase("HTTP 429", 429, `{"error":"rate limited"}`, rundir.ErrHTTP429, "rate limited"),
+		httpCase("HTTP 404 text", 404, "404 page not found\n", rundir.ErrHTTP4xx, "404 page not found"),
+		httpCase("HTTP 422 FastAPI detail", 422, `{"detail":[{"loc":["body","model"],"msg":"field required"}]}`, rundir.ErrHTTP4xx, "field required"),
+		httpCase("context length vLLM", 400, `{"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 2100 tokens (100 in the messages, 2000 in the completion).","type":"BadRequestError","param":null,"code":400}`, rundir.ErrContextLength, "maximum context length"),
+		httpCase("context length OpenAI code", 400, `{"error":{"message":"Too many.","type":"invalid_request_error","code":"context_length_exceeded"}}`, rundir.ErrContextLength, "Too many."),
+		httpCase("context length llama.cpp", 400, `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}`, rundir.ErrContextLength, "available context size"),
+		httpCase("context length Ollama", 400, `{"error":"the input length exceeds the context length"}`, rundir.ErrContextLength, "exceeds the context length"),
+		httpCase("context length SGLang", 400, `{"object":"error","message":"The input (5000 tokens) is longer than the model's context length (4096 tokens).","type":"BadRequestError","code":400}`, rundir.ErrContextLength, "context length"),
+		httpCase("context length TGI", 422, "{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 500 `max_new_tokens`\",\"error_type\":\"validation\"}", rundir.ErrContextLength, "must be <= 4096"),
 	}
 }
 
@@ -320,12 +322,12 @@ func attemptClientCase(t *testing.T, tc clientCase) (timing []string) {
 	defer c.CloseIdleConnections()
 	req := &Request{Messages: []ChatMessage{{Role: "user", Content: "hi"}}, Prompt: "hi", MaxTokens: 16}
 	// A first request opens the keep-alive connection the measured one reuses.
-	var rec Record
+	var rec rundir.Record
 	if c.Do(context.Background(), req, &rec); !rec.OK() {
 		t.Fatalf("warm-up request failed: %s %s", rec.ErrorClass, rec.Error)
 	}
 	waitIdleConn(t, c)
-	rec = Record{}
+	rec = rundir.Record{}
 	answer := c.Do(context.Background(), req, &rec)
 	sent := srv.WaitWritten(2, 5*time.Second)
 	if len(sent) != 2 {
@@ -349,7 +351,7 @@ func attemptClientCase(t *testing.T, tc clientCase) (timing []string) {
 
 // checkTimings asserts a record's latencies against the window in which the server
 // wrote each step; misses are returned, other problems reported on t.
-func checkTimings(t *testing.T, tc clientCase, steps []ssetest.Step, lastStep []int, sent ssetest.Sent, rec *Record) (timing []string) {
+func checkTimings(t *testing.T, tc clientCase, steps []ssetest.Step, lastStep []int, sent ssetest.Sent, rec *rundir.Record) (timing []string) {
 	// Expected times: the window in which the server wrote the step that completes the
 	// event, from the client's send (same process, same monotonic clock). The client
 	// may not be early against the script either.
@@ -400,15 +402,15 @@ func checkTimings(t *testing.T, tc clientCase, steps []ssetest.Step, lastStep []
 	return timing
 }
 
-func checkStatus(t *testing.T, tc clientCase, rec *Record) {
+func checkStatus(t *testing.T, tc clientCase, rec *rundir.Record) {
 	t.Helper()
 	if tc.wantOK {
-		if rec.Status != StatusOK || rec.ErrorClass != "" {
+		if rec.Status != rundir.StatusOK || rec.ErrorClass != "" {
 			t.Fatalf("status %q class %q (%s), want ok", rec.Status, rec.ErrorClass, rec.Error)
 		}
 		return
 	}
-	if rec.Status != StatusError || rec.ErrorClass != tc.class || !strings.Contains(rec.Error, tc.errHas) {
+	if rec.Status != rundir.StatusError || rec.ErrorClass != tc.class || !strings.Contains(rec.Error, tc.errHas) {
 		t.Fatalf("status %q class %q error %q; want error %q containing %q",
 			rec.Status, rec.ErrorClass, rec.Error, tc.class, tc.errHas)
 	}

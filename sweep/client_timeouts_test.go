@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/sweep/ssetest"
 )
 
@@ -39,15 +41,15 @@ func TestClientTimeoutsAndCancel(t *testing.T) {
 		ttft     bool
 	}{
 		{"first byte", ssetest.Script{HeaderDelay: 400 * time.Millisecond, Steps: slowStream(2, 0, 0)},
-			ClientConfig{FirstByteTimeout: 80 * time.Millisecond}, 0, ErrTimeoutFirstByte, 80 * time.Millisecond, 350 * time.Millisecond, false},
+			ClientConfig{FirstByteTimeout: 80 * time.Millisecond}, 0, rundir.ErrTimeoutFirstByte, 80 * time.Millisecond, 350 * time.Millisecond, false},
 		{"idle", ssetest.Script{Steps: slowStream(1, 20*time.Millisecond, 0)[:2], End: ssetest.EndHang},
-			ClientConfig{IdleTimeout: 80 * time.Millisecond}, 0, ErrTimeoutIdle, 100 * time.Millisecond, 350 * time.Millisecond, true},
+			ClientConfig{IdleTimeout: 80 * time.Millisecond}, 0, rundir.ErrTimeoutIdle, 100 * time.Millisecond, 350 * time.Millisecond, true},
 		{"idle before first event", ssetest.Script{Steps: slowStream(1, 500*time.Millisecond, 0)},
-			ClientConfig{IdleTimeout: 80 * time.Millisecond, FirstByteTimeout: time.Second}, 0, ErrTimeoutIdle, 80 * time.Millisecond, 350 * time.Millisecond, false},
+			ClientConfig{IdleTimeout: 80 * time.Millisecond, FirstByteTimeout: time.Second}, 0, rundir.ErrTimeoutIdle, 80 * time.Millisecond, 350 * time.Millisecond, false},
 		{"request", ssetest.Script{Steps: slowStream(20, 10*time.Millisecond, 20*time.Millisecond)},
-			ClientConfig{RequestTimeout: 120 * time.Millisecond, IdleTimeout: time.Second}, 0, ErrTimeoutRequest, 120 * time.Millisecond, 350 * time.Millisecond, true},
+			ClientConfig{RequestTimeout: 120 * time.Millisecond, IdleTimeout: time.Second}, 0, rundir.ErrTimeoutRequest, 120 * time.Millisecond, 350 * time.Millisecond, true},
 		{"cancelled", ssetest.Script{Steps: slowStream(1, 10*time.Millisecond, 0)[:2], End: ssetest.EndHang},
-			ClientConfig{}, 100 * time.Millisecond, ErrCancelled, 100 * time.Millisecond, 350 * time.Millisecond, true},
+			ClientConfig{}, 100 * time.Millisecond, rundir.ErrCancelled, 100 * time.Millisecond, 350 * time.Millisecond, true},
 		{"long stream survives idle timeout", ssetest.Script{Steps: slowStream(8, 10*time.Millisecond, 40*time.Millisecond)},
 			ClientConfig{IdleTimeout: 100 * time.Millisecond, FirstByteTimeout: 100 * time.Millisecond}, 0, "", 290 * time.Millisecond, 2 * time.Second, true},
 		{"response left open after [DONE]", ssetest.Script{Steps: slowStream(8, 10*time.Millisecond, 5*time.Millisecond), End: ssetest.EndHang},
@@ -69,7 +71,7 @@ func TestClientTimeoutsAndCancel(t *testing.T) {
 				ctx, cancel = context.WithCancel(ctx)
 				time.AfterFunc(tc.cancelAt, cancel)
 			}
-			var rec Record
+			var rec rundir.Record
 			start := time.Now()
 			c.Do(ctx, &Request{MaxTokens: 8}, &rec)
 			took := time.Since(start)
@@ -77,7 +79,7 @@ func TestClientTimeoutsAndCancel(t *testing.T) {
 				if !rec.OK() || rec.OutputTokens != 8 || rec.ITLMs == nil {
 					t.Fatalf("record %+v, want ok with 8 tokens", rec)
 				}
-			} else if rec.Status != StatusError || rec.ErrorClass != tc.class {
+			} else if rec.Status != rundir.StatusError || rec.ErrorClass != tc.class {
 				t.Fatalf("status %q class %q (%s), want error %q", rec.Status, rec.ErrorClass, rec.Error, tc.class)
 			}
 			if took < tc.minDur || took > tc.maxDur {
@@ -101,9 +103,9 @@ func TestClientConnectRefused(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	c := NewClient(ClientConfig{BaseURL: "http://" + addr + "/v1"})
-	var rec Record
+	var rec rundir.Record
 	c.Do(context.Background(), &Request{}, &rec)
-	if rec.ErrorClass != ErrConnect || rec.SentNs == 0 || rec.TTFTMs != nil {
+	if rec.ErrorClass != rundir.ErrConnect || rec.SentNs == 0 || rec.TTFTMs != nil {
 		t.Fatalf("record %+v, want connect error", rec)
 	}
 }
@@ -149,10 +151,10 @@ func itoa(n int) string {
 func TestClientConnectTimeout(t *testing.T) {
 	addr := fullBacklogListener(t)
 	c := NewClient(ClientConfig{BaseURL: "http://" + addr + "/v1", ConnectTimeout: 150 * time.Millisecond})
-	var rec Record
+	var rec rundir.Record
 	start := time.Now()
 	c.Do(context.Background(), &Request{}, &rec)
-	if took := time.Since(start); rec.ErrorClass != ErrTimeoutConnect || took < 150*time.Millisecond {
+	if took := time.Since(start); rec.ErrorClass != rundir.ErrTimeoutConnect || took < 150*time.Millisecond {
 		t.Fatalf("class %q (%s) after %v, want timeout_connect after ≥150ms", rec.ErrorClass, rec.Error, took)
 	}
 }
@@ -165,7 +167,7 @@ func TestClientRequestBody(t *testing.T) {
 		}
 		c := NewClient(ClientConfig{BaseURL: srv.URL + "/", API: api, Model: "tiny", APIKey: "sk-secret",
 			Temperature: 0.5, ExtraBody: map[string]any{"ignore_eos": true, "stream": false, "top_k": 3}})
-		var rec Record
+		var rec rundir.Record
 		c.Do(context.Background(), &Request{Messages: []ChatMessage{{Role: "user", Content: "q"}},
 			Prompt: "p", MaxTokens: 7, Seed: 42}, &rec)
 		srv.Close()
@@ -208,10 +210,10 @@ func TestClientRedactsAPIKey(t *testing.T) {
 	}
 	defer srv.Close()
 	c := NewClient(ClientConfig{BaseURL: srv.URL, APIKey: "sk-secret-123"})
-	var rec Record
+	var rec rundir.Record
 	c.Do(context.Background(), &Request{}, &rec)
 	line, _ := json.Marshal(rec)
-	if rec.ErrorClass != ErrHTTP4xx || rec.HTTPStatus != 401 || strings.Contains(string(line), "sk-secret") ||
+	if rec.ErrorClass != rundir.ErrHTTP4xx || rec.HTTPStatus != 401 || strings.Contains(string(line), "sk-secret") ||
 		!strings.Contains(rec.Error, "[REDACTED]") {
 		t.Fatalf("record %s", line)
 	}
@@ -225,7 +227,7 @@ func TestClientNonStreamedJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	var rec Record
+	var rec rundir.Record
 	answer := NewClient(ClientConfig{BaseURL: srv.URL}).Do(context.Background(), &Request{}, &rec)
 	if !rec.OK() || answer != "Hi there" || rec.OutputTokens != 2 || rec.TTFTMs == nil || *rec.TTFTMs < 30 ||
 		rec.ITLMs != nil || rec.FinishReason != "stop" {
@@ -240,7 +242,7 @@ func TestClientSaveICLAndScheduleLag(t *testing.T) {
 	}
 	defer srv.Close()
 	c := NewClient(ClientConfig{BaseURL: srv.URL, SaveICL: true})
-	rec := Record{ScheduledNs: unixNs(time.Now()) - 3e6}
+	rec := rundir.Record{ScheduledNs: unixNs(time.Now()) - 3e6}
 	c.Do(context.Background(), &Request{}, &rec)
 	if !rec.OK() || len(rec.ICLMs) != 3 || rec.ScheduleLagMs == nil || *rec.ScheduleLagMs < 3 {
 		t.Fatalf("record %+v", rec)
@@ -266,11 +268,11 @@ func TestClientHugeEvent(t *testing.T) {
 	}
 	defer srv.Close()
 	c := NewClient(ClientConfig{BaseURL: srv.URL})
-	var rec Record
+	var rec rundir.Record
 	if answer := c.Do(context.Background(), &Request{}, &rec); answer != big || !rec.OK() || rec.Chunks != 1 {
 		t.Fatalf("huge event: %d bytes, record %+v", len(answer), rec)
 	}
-	rec = Record{}
+	rec = rundir.Record{}
 	if answer := c.Do(context.Background(), &Request{}, &rec); answer != "ttt" || !rec.OK() || rec.OutputTokens != 3 {
 		t.Fatalf("after huge event: %q, record %+v", answer, rec)
 	}

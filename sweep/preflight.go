@@ -17,6 +17,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/llmcap/llmcap/launch"
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -69,7 +72,7 @@ func preflight(ctx context.Context, t plan.Target, base string, log *slog.Logger
 func preflightModels(ctx context.Context, hc *http.Client, t plan.Target, base string, log *slog.Logger) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, preflightModelsTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, modelsURL(base), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, launch.ModelsURL(base), nil)
 	if err != nil {
 		return nil, &PreflightError{URL: base, Msg: fmt.Sprintf("target url %s: %v", base, err)}
 	}
@@ -85,17 +88,17 @@ func preflightModels(ctx context.Context, hc *http.Client, t plan.Target, base s
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		return nil, &PreflightError{URL: base, Msg: fmt.Sprintf("target %s rejected the API key: GET %s: HTTP %d%s",
-			base, modelsURL(base), resp.StatusCode, serverMessage(body))}
+			base, launch.ModelsURL(base), resp.StatusCode, serverMessage(body))}
 	case resp.StatusCode == http.StatusNotFound:
-		log.Warn("the target has no /models endpoint; the model name is not checked", "url", modelsURL(base))
+		log.Warn("the target has no /models endpoint; the model name is not checked", "url", launch.ModelsURL(base))
 		return nil, nil
 	case resp.StatusCode/100 != 2:
-		log.Warn("GET /models failed; the model name is not checked", "url", modelsURL(base), "status", resp.StatusCode)
+		log.Warn("GET /models failed; the model name is not checked", "url", launch.ModelsURL(base), "status", resp.StatusCode)
 		return nil, nil
 	}
 	var v any
 	if json.Unmarshal(body, &v) != nil {
-		log.Warn("GET /models did not answer JSON; the model name is not checked", "url", modelsURL(base))
+		log.Warn("GET /models did not answer JSON; the model name is not checked", "url", launch.ModelsURL(base))
 		return nil, nil
 	}
 	ids, anyName := modelIDs(v)
@@ -203,7 +206,7 @@ func preflightProbe(ctx context.Context, hc *http.Client, t plan.Target, base st
 	}
 	if msg := errorMessage(ct, b); msg != "" {
 		return false, &PreflightError{URL: base, Msg: fmt.Sprintf("probe request to %s answered an error (%s)%s",
-			req.URL, ErrInBand, msg)}
+			req.URL, rundir.ErrInBand, msg)}
 	}
 	if ct == "text/event-stream" {
 		if !bytes.Contains(b, []byte("data:")) {
@@ -271,11 +274,11 @@ func probeBody(t plan.Target) (string, []byte) {
 func classOfStatus(code int) string {
 	switch {
 	case code == http.StatusTooManyRequests:
-		return ErrHTTP429
+		return rundir.ErrHTTP429
 	case code >= 500:
-		return ErrHTTP5xx
+		return rundir.ErrHTTP5xx
 	default:
-		return ErrHTTP4xx
+		return rundir.ErrHTTP4xx
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // badServer is a real loopback server whose /v1/models and completions answers are
@@ -60,20 +62,20 @@ func TestPreflightConnectionRefused(t *testing.T) {
 		t.Fatalf("err = %v, want a PreflightError: cannot reach target …: connection refused", err)
 	}
 	_, _, meta := rtReadMeta(t, dir)
-	if meta.State != StateFailed || !strings.Contains(meta.Error, "connection refused") {
+	if meta.State != rundir.StateFailed || !strings.Contains(meta.Error, "connection refused") {
 		t.Errorf("run.json state %q error %q, want failed with the reason", meta.State, meta.Error)
 	}
-	for _, f := range []string{FileRecords, FileSteps, FileServerMetrics} {
+	for _, f := range []string{rundir.FileRecords, rundir.FileSteps, rundir.FileServerMetrics} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("%s written after a failed preflight", f)
 		}
 	}
 }
 
-func rtReadMeta(t *testing.T, dir string) (string, string, RunMeta) {
+func rtReadMeta(t *testing.T, dir string) (string, string, rundir.RunMeta) {
 	t.Helper()
-	var meta RunMeta
-	b, err := os.ReadFile(filepath.Join(dir, FileRun))
+	var meta rundir.RunMeta
+	b, err := os.ReadFile(filepath.Join(dir, rundir.FileRun))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +133,7 @@ func TestPreflightNonStreamingWarns(t *testing.T) {
 	if len(meta.Warnings) != 1 || meta.Warnings[0] != WarnNotStreaming {
 		t.Errorf("run.json warnings = %q, want [%q]", meta.Warnings, WarnNotStreaming)
 	}
-	if meta.State != StateComplete {
+	if meta.State != rundir.StateComplete {
 		t.Errorf("state %q", meta.State)
 	}
 }

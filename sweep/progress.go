@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -91,7 +93,7 @@ func (p *progress) stepPhase(phase string) {
 }
 
 // observe counts a finished request.
-func (p *progress) observe(r *Record) {
+func (p *progress) observe(r *rundir.Record) {
 	if p == nil {
 		return
 	}

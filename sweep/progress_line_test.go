@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // TestStepDoneLineLogged: without a terminal, every finished step logs one line with
@@ -35,18 +37,18 @@ func TestStepDoneLineLogged(t *testing.T) {
 func TestStepLogCounts(t *testing.T) {
 	ms := func(v float64) *float64 { return &v }
 	ok := func(phase string, ttft float64) stepResult {
-		return stepResult{rec: &Record{Phase: phase, Status: StatusOK, OutputTokens: 4, TTFTMs: ms(ttft)}}
+		return stepResult{rec: &rundir.Record{Phase: phase, Status: rundir.StatusOK, OutputTokens: 4, TTFTMs: ms(ttft)}}
 	}
 	fail := func(phase, class string) stepResult {
-		return stepResult{rec: &Record{Phase: phase, Status: StatusError, ErrorClass: class}}
+		return stepResult{rec: &rundir.Record{Phase: phase, Status: rundir.StatusError, ErrorClass: class}}
 	}
 	results := []stepResult{
-		ok(PhaseWarmup, 1000),
-		ok(PhaseMeasure, 10), ok(PhaseMeasure, 30), ok(PhaseGrace, 20),
-		fail(PhaseMeasure, ErrHTTP5xx),
-		fail(PhaseMeasure, ErrCancelled), // interrupted inside the window: an error
-		fail(PhaseGrace, ErrCancelled), fail(PhaseGrace, ErrCancelled),
-		fail(PhaseGrace, ErrTimeoutIdle),
+		ok(rundir.PhaseWarmup, 1000),
+		ok(rundir.PhaseMeasure, 10), ok(rundir.PhaseMeasure, 30), ok(rundir.PhaseGrace, 20),
+		fail(rundir.PhaseMeasure, rundir.ErrHTTP5xx),
+		fail(rundir.PhaseMeasure, rundir.ErrCancelled), // interrupted inside the window: an error
+		fail(rundir.PhaseGrace, rundir.ErrCancelled), fail(rundir.PhaseGrace, rundir.ErrCancelled),
+		fail(rundir.PhaseGrace, rundir.ErrTimeoutIdle),
 	}
 	c := stepLogCounts(results)
 	if c.requests != 6 || c.errors != 3 || c.cancelled != 2 || len(c.ttft) != 3 {
@@ -55,7 +57,7 @@ func TestStepLogCounts(t *testing.T) {
 	if got := msText(statOf(c.ttft, "p50")); got != "20" {
 		t.Errorf("TTFT p50 %s, want 20", got)
 	}
-	none := stepLogCounts([]stepResult{fail(PhaseGrace, ErrCancelled)})
+	none := stepLogCounts([]stepResult{fail(rundir.PhaseGrace, rundir.ErrCancelled)})
 	if got := msText(statOf(none.ttft, "p50")); got != "–" || none.requests != 0 || none.cancelled != 1 {
 		t.Errorf("all cancelled: TTFT %q requests %d cancelled %d, want –, 0, 1", got, none.requests, none.cancelled)
 	}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
 func TestProgressQuietAndDescription(t *testing.T) {
@@ -20,7 +22,7 @@ func TestProgressQuietAndDescription(t *testing.T) {
 	}
 	var p *progress // nil: every method is a no-op
 	p.beginStep("x")
-	p.observe(&Record{})
+	p.observe(&rundir.Record{})
 	p.endStep()
 	p.close()
 
@@ -28,9 +30,9 @@ func TestProgressQuietAndDescription(t *testing.T) {
 	p.beginStep("short step 2/5 concurrency=8")
 	for _, ms := range []float64{10, 20, 30} {
 		v := ms
-		p.observe(&Record{Status: StatusOK, TTFTMs: &v})
+		p.observe(&rundir.Record{Status: rundir.StatusOK, TTFTMs: &v})
 	}
-	p.observe(&Record{Status: StatusError})
+	p.observe(&rundir.Record{Status: rundir.StatusError})
 	p.stepPhase("measure")
 	got := p.describe()
 	for _, want := range []string{"short step 2/5 concurrency=8 measure", "done 4", "TTFT p50 20 ms p95 29 ms", "errors 1"} {

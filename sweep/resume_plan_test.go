@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -64,9 +66,9 @@ func TestResumeConflicts(t *testing.T) {
 func TestResumeRefusesOtherDeployment(t *testing.T) {
 	p := rtPlan("http://127.0.0.1:1/v1")
 	dir := t.TempDir()
-	meta := RunMeta{RunID: "r", State: StateInterrupted, Plan: *p.Redacted(), Steps: p.Steps()}
+	meta := rundir.RunMeta{RunID: "r", State: rundir.StateInterrupted, Plan: *p.Redacted(), Steps: p.Steps()}
 	b, _ := json.Marshal(meta)
-	if err := os.WriteFile(filepath.Join(dir, FileRun), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.FileRun), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	other := *p
@@ -75,8 +77,8 @@ func TestResumeRefusesOtherDeployment(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "target.simulator.max_num_seqs: 0 → 64") {
 		t.Fatalf("Run = %v, want a refusal naming target.simulator.max_num_seqs", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, FileRecords)); err == nil {
-		t.Errorf("a refused resume opened %s", FileRecords)
+	if _, err := os.Stat(filepath.Join(dir, rundir.FileRecords)); err == nil {
+		t.Errorf("a refused resume opened %s", rundir.FileRecords)
 	}
 	// Forced, it gets past the check (and fails on the unreachable target instead).
 	err = Run(context.Background(), &other, Options{OutDir: dir, Resume: true, ForceResume: true})

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -58,7 +60,7 @@ func TestKill9ThenResume(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("child never reached step 1; output:\n%s", out.String())
 		}
-		b, _ := os.ReadFile(filepath.Join(dir, FileSteps))
+		b, _ := os.ReadFile(filepath.Join(dir, rundir.FileSteps))
 		_, total := srv.stats()
 		if n := bytes.Count(b, []byte("\n")); n >= 1 {
 			if n > 1 {
@@ -77,12 +79,12 @@ func TestKill9ThenResume(t *testing.T) {
 	}
 	cmd.Wait()
 	before, steps0, meta0 := rtRead(t, dir)
-	if len(steps0) != 1 || meta0.State != StateRunning {
+	if len(steps0) != 1 || meta0.State != rundir.StateRunning {
 		t.Fatalf("after kill: %d steps, state %q", len(steps0), meta0.State)
 	}
 	// Simulate a crash between a step's records and its summary (a complete record of
 	// the unfinished step 1, e.g. left by an interrupt), then a write torn by the crash.
-	f, err := os.OpenFile(filepath.Join(dir, FileRecords), os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(filepath.Join(dir, rundir.FileRecords), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,14 +97,14 @@ func TestKill9ThenResume(t *testing.T) {
 	}
 	recs, steps, meta := rtRead(t, dir)
 	checkResumed(t, before, recs, steps)
-	if meta.State != StateComplete || meta.RunID != meta0.RunID {
+	if meta.State != rundir.StateComplete || meta.RunID != meta0.RunID {
 		t.Errorf("run.json after resume: state %q run %q (was %q)", meta.State, meta.RunID, meta0.RunID)
 	}
 }
 
 // checkResumed asserts every step exactly once, every finished step's records kept from
 // before the kill, and no record lost or duplicated.
-func checkResumed(t *testing.T, before, recs []Record, steps []StepSummary) {
+func checkResumed(t *testing.T, before, recs []rundir.Record, steps []rundir.StepSummary) {
 	t.Helper()
 	if len(steps) != 3 {
 		t.Fatalf("%d step summaries, want 3", len(steps))

@@ -15,8 +15,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmcap/llmcap/launch"
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep/sim"
+	"github.com/llmcap/llmcap/sim"
 )
 
 // Options configures a sweep.
@@ -73,8 +76,8 @@ type runner struct {
 	runID    string
 	log      *slog.Logger
 	client   requestDoer
-	out      *runWriter
-	meta     *RunMeta
+	out      *rundir.Writer
+	meta     *rundir.RunMeta
 	progress *progress
 	scrape   *scraper
 	segs     []*segmentGen
@@ -99,51 +102,51 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) error {
 	if rn.log == nil {
 		rn.log = slog.Default()
 	}
-	lock, err := lockRunDir(rn.dir, !opts.Resume)
+	lock, err := rundir.Acquire(rn.dir, !opts.Resume)
 	if err != nil {
 		return err
 	}
-	defer lock.release()
+	defer lock.Release()
 	done, err := rn.prepare(p)
 	if err != nil {
 		return err
 	}
 
-	defer rn.out.close()
+	defer rn.out.Close()
 	err = rn.drive(ctx, done)
 	return rn.finish(err)
 }
 
 // prepare opens the run directory (fresh or resumed) and returns the finished steps.
-func (rn *runner) prepare(p *plan.Plan) (map[int]StepSummary, error) {
-	done := map[int]StepSummary{}
+func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
+	done := map[int]rundir.StepSummary{}
 	if rn.opts.Resume {
-		rs, err := loadResume(rn.dir)
+		rs, err := rundir.PrepareResume(rn.dir)
 		if err != nil {
 			return nil, err
 		}
 		if p == nil {
-			p = &rs.meta.Plan
-		} else if c := ResumeConflicts(&rs.meta.Plan, p); len(c) > 0 && !rn.opts.ForceResume {
+			p = &rs.Meta.Plan
+		} else if c := ResumeConflicts(&rs.Meta.Plan, p); len(c) > 0 && !rn.opts.ForceResume {
 			return nil, fmt.Errorf("sweep: resume %s: the plan differs from the run's in %d field(s) a resume may "+
 				"not change (only target.url, the API key, the metrics endpoints and the timeouts may): %s",
 				rn.dir, len(c), strings.Join(c, "; "))
 		}
-		rn.meta, done, rn.runID = rs.meta, rs.done, rs.meta.RunID
+		rn.meta, done, rn.runID = rs.Meta, rs.Done, rs.Meta.RunID
 	} else {
 		if p == nil {
 			return nil, errors.New("sweep: nil plan")
 		}
-		if _, err := os.Stat(filepath.Join(rn.dir, FileRun)); err == nil {
+		if _, err := os.Stat(filepath.Join(rn.dir, rundir.FileRun)); err == nil {
 			return nil, fmt.Errorf("sweep: %s already holds a run (resume it, or choose another directory)", rn.dir)
 		}
 		rn.runID = newRunID(p.Name)
 		host, _ := os.Hostname()
-		rn.meta = &RunMeta{RunID: rn.runID, ToolVersion: rn.opts.Version, Host: host,
+		rn.meta = &rundir.RunMeta{RunID: rn.runID, ToolVersion: rn.opts.Version, Host: host,
 			StartedAt: time.Now().UTC(), Plan: *p.Redacted(), Steps: p.Steps()}
 	}
 	rn.plan = p
-	rn.meta.State = StateRunning
+	rn.meta.State = rundir.StateRunning
 	rn.meta.FinishedAt = nil
 	for i := range p.Segments {
 		g, err := newSegmentGen(p, i, "")
@@ -156,7 +159,7 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]StepSummary, error) {
 		return nil, err
 	}
 	var err error
-	if rn.out, err = openRunWriter(rn.dir); err != nil {
+	if rn.out, err = rundir.OpenWriter(rn.dir); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	return done, nil
@@ -188,7 +191,7 @@ func newRunID(name string) string {
 }
 
 // drive starts the target, scraping and the display, and runs the unfinished steps.
-func (rn *runner) drive(ctx context.Context, done map[int]StepSummary) error {
+func (rn *runner) drive(ctx context.Context, done map[int]rundir.StepSummary) error {
 	stop, err := rn.startTarget(ctx)
 	if err != nil {
 		return err
@@ -212,7 +215,7 @@ func (rn *runner) drive(ctx context.Context, done map[int]StepSummary) error {
 		rn.meta.Models = models
 		rn.meta.Warnings = appendNew(rn.meta.Warnings, warns...)
 	}
-	if err := rn.out.writeMeta(rn.meta); err != nil {
+	if err := rn.out.WriteMeta(rn.meta); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	rn.client = NewClient(ClientConfig{BaseURL: rn.baseURL, API: rn.plan.Target.API,
@@ -240,7 +243,7 @@ func (rn *runner) startTarget(ctx context.Context) (stop func() error, err error
 			return nil, fmt.Errorf("sweep: start simulator: %w", err)
 		}
 		rn.baseURL = srv.URL()
-		rn.meta.Target = TargetInfo{URL: srv.URL(), Simulator: true}
+		rn.meta.Target = rundir.TargetInfo{URL: srv.URL(), Simulator: true}
 		if s, ok := any(srv).(interface{ Settings() map[string]any }); ok {
 			rn.meta.Target.Settings = s.Settings()
 		}
@@ -248,14 +251,14 @@ func (rn *runner) startTarget(ctx context.Context) (stop func() error, err error
 	case rn.opts.Launcher != nil:
 		stop, err = rn.opts.Launcher.Start(ctx, rn.plan, rn.dir)
 	case t.Launch != nil:
-		stop, err = launchTarget(ctx, rn.plan, rn.dir)
+		stop, err = launch.Command(ctx, rn.plan, rn.dir)
 	default:
 		stop = noop
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sweep: start target: %w", err)
 	}
-	rn.meta.Target = TargetInfo{URL: rn.meta.Plan.Target.URL}
+	rn.meta.Target = rundir.TargetInfo{URL: rn.meta.Plan.Target.URL}
 	return stop, nil
 }
 
@@ -272,7 +275,7 @@ func (rn *runner) metricsURLs() []string {
 func fetchModels(ctx context.Context, base string) any {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, modelsURL(base), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, launch.ModelsURL(base), nil)
 	if err != nil {
 		return nil
 	}
@@ -293,19 +296,19 @@ func (rn *runner) finish(err error) error {
 	now := time.Now().UTC()
 	switch {
 	case err == nil:
-		rn.meta.State = StateComplete
+		rn.meta.State = rundir.StateComplete
 		rn.meta.FinishedAt = &now
 	case errors.Is(err, ErrInterrupted):
-		rn.meta.State = StateInterrupted
+		rn.meta.State = rundir.StateInterrupted
 	default:
-		rn.meta.State = StateFailed
+		rn.meta.State = rundir.StateFailed
 		rn.meta.Error = err.Error()
 	}
 	rn.noteOpenAfterDone()
 	if rn.preflightFailed && !rn.opts.Resume {
-		removeIfEmpty(rn.dir, FileRecords, FileSteps, FileServerMetrics)
+		removeIfEmpty(rn.dir, rundir.FileRecords, rundir.FileSteps, rundir.FileServerMetrics)
 	}
-	if werr := rn.out.writeMeta(rn.meta); werr != nil && err == nil {
+	if werr := rn.out.WriteMeta(rn.meta); werr != nil && err == nil {
 		return fmt.Errorf("sweep: %w", werr)
 	}
 	return err

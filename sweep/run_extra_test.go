@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -72,8 +74,8 @@ func TestScrapeMetricsURLsAlignedToSteps(t *testing.T) {
 	_, steps, _ := rtRead(t, dir)
 	maxRunning := map[int]float64{}
 	n := 0
-	rtLines(t, filepath.Join(dir, FileServerMetrics), func(b []byte) {
-		var m MetricSample
+	rtLines(t, filepath.Join(dir, rundir.FileServerMetrics), func(b []byte) {
+		var m rundir.MetricSample
 		if err := json.Unmarshal(b, &m); err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +170,7 @@ func TestMultiTurnClosedLoop(t *testing.T) {
 		t.Errorf("server saw %d concurrent, want 4", maxSeen)
 	}
 	recs, _, _ := rtRead(t, dir)
-	turns := map[string][]Record{}
+	turns := map[string][]rundir.Record{}
 	for _, r := range recs {
 		turns[r.SessionID] = append(turns[r.SessionID], r)
 	}
@@ -199,7 +201,7 @@ func TestInterruptThenResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		for {
-			if b, _ := os.ReadFile(filepath.Join(dir, FileSteps)); len(b) > 0 {
+			if b, _ := os.ReadFile(filepath.Join(dir, rundir.FileSteps)); len(b) > 0 {
 				time.Sleep(60 * time.Millisecond)
 				cancel()
 				return
@@ -213,7 +215,7 @@ func TestInterruptThenResume(t *testing.T) {
 	before, _, _ := rtRead(t, dir)
 	cancelled := 0
 	for _, r := range before {
-		if r.Step == 1 && r.ErrorClass == ErrCancelled {
+		if r.Step == 1 && r.ErrorClass == rundir.ErrCancelled {
 			cancelled++
 		}
 	}
@@ -224,7 +226,7 @@ func TestInterruptThenResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs, steps, meta := rtRead(t, dir)
-	if len(steps) != 2 || meta.State != StateComplete {
+	if len(steps) != 2 || meta.State != rundir.StateComplete {
 		t.Fatalf("%d steps, state %s", len(steps), meta.State)
 	}
 	seen := map[string]bool{}

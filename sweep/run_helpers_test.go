@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -164,26 +166,26 @@ func rtPlan(url string) *plan.Plan {
 }
 
 // rtRead reads a run directory's records and step summaries.
-func rtRead(t testing.TB, dir string) ([]Record, []StepSummary, RunMeta) {
+func rtRead(t testing.TB, dir string) ([]rundir.Record, []rundir.StepSummary, rundir.RunMeta) {
 	t.Helper()
-	var recs []Record
-	var steps []StepSummary
-	rtLines(t, filepath.Join(dir, FileRecords), func(b []byte) {
-		var r Record
+	var recs []rundir.Record
+	var steps []rundir.StepSummary
+	rtLines(t, filepath.Join(dir, rundir.FileRecords), func(b []byte) {
+		var r rundir.Record
 		if err := json.Unmarshal(b, &r); err != nil {
 			t.Fatalf("records.jsonl: %v", err)
 		}
 		recs = append(recs, r)
 	})
-	rtLines(t, filepath.Join(dir, FileSteps), func(b []byte) {
-		var s StepSummary
+	rtLines(t, filepath.Join(dir, rundir.FileSteps), func(b []byte) {
+		var s rundir.StepSummary
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatalf("steps.jsonl: %v", err)
 		}
 		steps = append(steps, s)
 	})
-	var meta RunMeta
-	b, err := os.ReadFile(filepath.Join(dir, FileRun))
+	var meta rundir.RunMeta
+	b, err := os.ReadFile(filepath.Join(dir, rundir.FileRun))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -61,8 +63,8 @@ func TestSimulator2000ConcurrentStreams(t *testing.T) {
 		t.Errorf("run.json target %+v models %v", meta.Target, meta.Models)
 	}
 	samples := 0
-	rtLines(t, filepath.Join(dir, FileServerMetrics), func(b []byte) {
-		var m MetricSample
+	rtLines(t, filepath.Join(dir, rundir.FileServerMetrics), func(b []byte) {
+		var m rundir.MetricSample
 		if err := json.Unmarshal(b, &m); err != nil {
 			t.Fatal(err)
 		}

@@ -7,14 +7,16 @@ import (
 	"sort"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
 // runSteps runs every step not yet finished, in order, applying the early-stop rule.
-func (rn *runner) runSteps(ctx context.Context, done map[int]StepSummary) error {
+func (rn *runner) runSteps(ctx context.Context, done map[int]rundir.StepSummary) error {
 	stopped := map[string]bool{} // segments whose ladder was early-stopped
 	streak := map[string]int{}   // consecutive SLA-violating steps per segment
-	prev := make([]StepSummary, 0, len(done))
+	prev := make([]rundir.StepSummary, 0, len(done))
 	for _, s := range done {
 		prev = append(prev, s)
 	}
@@ -61,14 +63,14 @@ func nextStreak(n int, violation string) int {
 
 // runStep runs one step and writes its records (always, even when interrupted) and, when
 // it finished, its summary: a step is finished once its steps.jsonl line is on disk.
-func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]int) (StepSummary, error) {
+func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]int) (rundir.StepSummary, error) {
 	wl, trace, err := rn.workloadFor(st)
 	if err != nil {
-		return StepSummary{}, err
+		return rundir.StepSummary{}, err
 	}
 	if trace != nil {
 		rows := trace.trace.rows
-		for _, n := range traceStepNotes(st, len(rows), rows[len(rows)-1].offset) {
+		for _, n := range traceStepNotes(st, len(rows), rows[len(rows)-1].Offset) {
 			rn.log.Warn("trace step: "+n, "step", st.Index, "segment", st.Segment)
 			rn.meta.Warnings = appendNew(rn.meta.Warnings, fmt.Sprintf("step %d (%s): %s", st.Index, st.Segment, n))
 		}
@@ -77,7 +79,7 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 	rn.log.Debug("step start", "step", st.Index, "segment", st.Segment, "schedule", st.Schedule, "load", st.Load())
 	s := newStepRun(rn, st, wl, trace)
 	sum, results, runErr := s.run(ctx)
-	if err := rn.out.appendRecords(results); err != nil {
+	if err := rn.out.AppendRecords(recordsOf(results)); err != nil {
 		return sum, fmt.Errorf("sweep step %d: %w", st.Index, err)
 	}
 	if runErr != nil {
@@ -93,10 +95,10 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 		streak[st.Segment] = nextStreak(streak[st.Segment], sum.SLAViolation)
 		sum.EarlyStopped = streak[st.Segment] >= max(es.Consecutive, 1)
 	}
-	if err := rn.out.appendStep(&sum); err != nil {
+	if err := rn.out.AppendStep(&sum); err != nil {
 		return sum, fmt.Errorf("sweep step %d: %w", st.Index, err)
 	}
-	if err := rn.out.syncMetrics(); err != nil {
+	if err := rn.out.SyncMetrics(); err != nil {
 		rn.log.Warn("sync server metrics", "err", err)
 	}
 	rn.progress.endStep()
@@ -142,9 +144,9 @@ func stepLogCounts(results []stepResult) stepLog {
 	for _, r := range results {
 		rec := r.rec
 		switch {
-		case rec.Phase != PhaseMeasure && rec.Phase != PhaseGrace:
+		case rec.Phase != rundir.PhaseMeasure && rec.Phase != rundir.PhaseGrace:
 			continue
-		case rec.Phase == PhaseGrace && !rec.OK() && rec.ErrorClass == ErrCancelled:
+		case rec.Phase == rundir.PhaseGrace && !rec.OK() && rec.ErrorClass == rundir.ErrCancelled:
 			c.cancelled++
 			continue
 		}
@@ -202,4 +204,13 @@ func (rn *runner) cooldown(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ErrInterrupted
 	}
+}
+
+// recordsOf returns the records of a step's results, in order.
+func recordsOf(results []stepResult) []*rundir.Record {
+	recs := make([]*rundir.Record, len(results))
+	for i, r := range results {
+		recs[i] = r.rec
+	}
+	return recs
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -26,7 +28,7 @@ func TestClosedLoopKeepsExactlyNInFlight(t *testing.T) {
 	if err := Run(context.Background(), p, Options{OutDir: dir, Version: "v-test"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{FileRun, FileRecords, FileSteps} {
+	for _, name := range []string{rundir.FileRun, rundir.FileRecords, rundir.FileSteps} {
 		if b, _ := os.ReadFile(filepath.Join(dir, name)); strings.Contains(string(b), "sk-rt-secret") {
 			t.Errorf("%s contains the API key", name)
 		}
@@ -45,7 +47,7 @@ func TestClosedLoopKeepsExactlyNInFlight(t *testing.T) {
 	if len(steps) != 1 || steps[0].MaxInFlight != 8 {
 		t.Fatalf("steps = %+v, want one with max_in_flight 8", steps)
 	}
-	if meta.State != StateComplete || meta.Models == nil || meta.ToolVersion != "v-test" || len(meta.Steps) != 1 {
+	if meta.State != rundir.StateComplete || meta.Models == nil || meta.ToolVersion != "v-test" || len(meta.Steps) != 1 {
 		t.Errorf("run.json state %q models %v", meta.State, meta.Models)
 	}
 	measure := 0
@@ -53,7 +55,7 @@ func TestClosedLoopKeepsExactlyNInFlight(t *testing.T) {
 		if !r.OK() {
 			t.Fatalf("request failed: %+v", r)
 		}
-		if r.Phase == PhaseMeasure {
+		if r.Phase == rundir.PhaseMeasure {
 			measure++
 		}
 		if r.Concurrency != 8 || r.Schedule != plan.ScheduleConcurrency || r.RunID != meta.RunID {
@@ -94,7 +96,7 @@ func TestOpenLoopAbsoluteSchedule(t *testing.T) {
 }
 
 // checkOpenLoop checks scheduled_ns spacing against the rate and the schedule lag.
-func checkOpenLoop(t *testing.T, recs []Record, arrival string, rate float64) {
+func checkOpenLoop(t *testing.T, recs []rundir.Record, arrival string, rate float64) {
 	t.Helper()
 	sort.Slice(recs, func(i, j int) bool { return recs[i].ScheduledNs < recs[j].ScheduledNs })
 	sched := make([]int64, 0, len(recs))
@@ -162,7 +164,7 @@ func TestInterruptRecordsCancelled(t *testing.T) {
 		t.Errorf("interrupt took %s", el)
 	}
 	recs, steps, meta := rtRead(t, dir)
-	if meta.State != StateInterrupted {
+	if meta.State != rundir.StateInterrupted {
 		t.Errorf("run.json state %q, want interrupted", meta.State)
 	}
 	if len(steps) != 0 {
@@ -173,7 +175,7 @@ func TestInterruptRecordsCancelled(t *testing.T) {
 		t.Fatalf("%d records for %d requests", len(recs), total)
 	}
 	for _, r := range recs {
-		if r.ErrorClass != ErrCancelled || r.Status != StatusError || r.Step != 0 {
+		if r.ErrorClass != rundir.ErrCancelled || r.Status != rundir.StatusError || r.Step != 0 {
 			t.Errorf("record not cancelled: %+v", r)
 		}
 	}

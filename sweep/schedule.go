@@ -92,8 +92,8 @@ func (s *stepRun) traceJob(k int) *job {
 	row := g.trace.rows[k]
 	r := seededRand(s.rn.plan.Seed, 0x7ACE, uint64(s.st.Index), uint64(k))
 	sess := &session{id: fmt.Sprintf("s%04d-t%06d", s.st.Index, k), seg: g, rng: r, turn: 1}
-	j := &job{seg: g, sess: sess, turn: 0, intendedP: row.prompt, intendedO: row.output}
-	j.req.MaxTokens = row.output
+	j := &job{seg: g, sess: sess, turn: 0, intendedP: row.Prompt, intendedO: row.Output}
+	j.req.MaxTokens = row.Output
 	text := g.trace.promptText(row, s.rn.plan.Seed, r)
 	if s.rn.plan.Target.API == "completions" {
 		j.req.Prompt = text

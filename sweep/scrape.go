@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -27,7 +29,7 @@ const defaultMetricsInterval = time.Second
 type scraper struct {
 	urls     []string
 	interval time.Duration
-	out      *runWriter
+	out      *rundir.Writer
 	log      *slog.Logger
 	client   *http.Client
 	step     atomic.Int64
@@ -36,7 +38,7 @@ type scraper struct {
 }
 
 // startScraper starts scraping urls (nothing when empty); stop it with stop.
-func startScraper(urls []string, interval time.Duration, out *runWriter, log *slog.Logger) *scraper {
+func startScraper(urls []string, interval time.Duration, out *rundir.Writer, log *slog.Logger) *scraper {
 	if interval <= 0 {
 		interval = defaultMetricsInterval
 	}
@@ -108,7 +110,7 @@ func (s *scraper) scrapeOnce(url string) error {
 	if err != nil {
 		return fmt.Errorf("scrape %s: %w", url, err)
 	}
-	return s.out.appendMetric(&MetricSample{TimeNs: unixNs(at), Step: step, URL: url, Values: vals})
+	return s.out.AppendMetric(&rundir.MetricSample{TimeNs: unixNs(at), Step: step, URL: url, Values: vals})
 }
 
 // parseMetrics parses Prometheus text exposition format and flattens it to

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -24,12 +26,12 @@ const (
 
 // requestDoer sends one request and fills its record: *Client in production.
 type requestDoer interface {
-	Do(ctx context.Context, req *Request, rec *Record) string
+	Do(ctx context.Context, req *Request, rec *rundir.Record) string
 }
 
 // stepResult is one finished request of a step.
 type stepResult struct {
-	rec *Record
+	rec *rundir.Record
 	end time.Time // when Do returned (monotonic)
 }
 
@@ -88,9 +90,9 @@ func (s *stepRun) claim() (phase string, ok bool) {
 		return "", false
 	case s.stage == stageMeasure:
 		s.measureSent++
-		phase = PhaseMeasure
+		phase = rundir.PhaseMeasure
 	default:
-		phase = PhaseWarmup
+		phase = rundir.PhaseWarmup
 		s.warmSent++
 		if s.trace != nil {
 			s.signal() // a trace step's warm-up ends on requests sent
@@ -107,9 +109,9 @@ func (s *stepRun) finish(res stepResult) {
 	s.results = append(s.results, res)
 	s.inflight--
 	switch res.rec.Phase {
-	case PhaseWarmup:
+	case rundir.PhaseWarmup:
 		s.warmDone++
-	case PhaseMeasure:
+	case rundir.PhaseMeasure:
 		s.measureDone++
 	}
 	s.mu.Unlock()
@@ -131,9 +133,9 @@ func (s *stepRun) senderFinished() {
 }
 
 // newRecord fills the request-independent fields of j's record.
-func (s *stepRun) newRecord(j *job, phase string) *Record {
+func (s *stepRun) newRecord(j *job, phase string) *rundir.Record {
 	n := s.seq.Add(1) - 1
-	return &Record{
+	return &rundir.Record{
 		RunID: s.rn.runID, Segment: j.seg.name, StepSegment: s.st.Segment, Step: s.st.Index,
 		Schedule: s.st.Schedule, Concurrency: s.st.Concurrency, Rate: s.st.Rate, Phase: phase,
 		RequestID: fmt.Sprintf("s%04d-r%06d", s.st.Index, n), SessionID: j.sess.id, Turn: j.turn,
@@ -143,14 +145,14 @@ func (s *stepRun) newRecord(j *job, phase string) *Record {
 
 // execute sends j and records the outcome. scheduled is the open-loop send time (zero
 // for a closed loop).
-func (s *stepRun) execute(j *job, rec *Record, scheduled time.Time) {
+func (s *stepRun) execute(j *job, rec *rundir.Record, scheduled time.Time) {
 	if !scheduled.IsZero() {
 		rec.ScheduledNs = unixNs(scheduled)
 	}
 	answer := s.rn.client.Do(s.reqCtx, &j.req, rec)
 	end := time.Now()
 	if s.reqCtx.Err() != nil && !rec.OK() {
-		rec.Status, rec.ErrorClass = StatusError, ErrCancelled
+		rec.Status, rec.ErrorClass = rundir.StatusError, rundir.ErrCancelled
 		if rec.Error == "" {
 			rec.Error = "cancelled: still pending at the end of the grace period or interrupted"
 		}
@@ -191,13 +193,13 @@ func (s *stepRun) waitFor(ctx context.Context, deadline time.Time, cond func() b
 }
 
 // run drives the step and returns its results; err is ErrInterrupted when ctx ended it.
-func (s *stepRun) run(ctx context.Context) (sum StepSummary, results []stepResult, err error) {
+func (s *stepRun) run(ctx context.Context) (sum rundir.StepSummary, results []stepResult, err error) {
 	s.start = time.Now()
 	s.origin = s.start
 	s.rn.scrape.setStep(s.st.Index) // samples taken from now on belong to this step
 	w := s.st.Warmup
 	if s.trace != nil { // warm up on a small share of the trace's requests only
-		w = plan.Warmup{Requests: TraceWarmupRequests(w, len(s.trace.trace.rows))}
+		w = plan.Warmup{Requests: plan.TraceWarmupRequests(w, len(s.trace.trace.rows))}
 	}
 	s.mu.Lock()
 	s.stage = stageMeasure
@@ -239,7 +241,7 @@ func (s *stepRun) run(ctx context.Context) (sum StepSummary, results []stepResul
 
 // measure runs the hooks, the measurement window and the grace period; it reports
 // whether ctx interrupted it.
-func (s *stepRun) measure(ctx context.Context) (sum StepSummary, interrupted bool) {
+func (s *stepRun) measure(ctx context.Context) (sum rundir.StepSummary, interrupted bool) {
 	if h := s.rn.opts.Hook; h != nil {
 		if err := h.BeforeMeasure(ctx, s.st, s.rn.dir); err != nil {
 			sum.CaptureError = fmt.Sprintf("before measure: %v", err)
@@ -283,7 +285,7 @@ func (s *stepRun) measure(ctx context.Context) (sum StepSummary, interrupted boo
 
 // afterMeasure calls the hook's AfterMeasure, recording what it captured; a hook error
 // is recorded and logged, never fatal.
-func (s *stepRun) afterMeasure(ctx context.Context, sum *StepSummary) {
+func (s *stepRun) afterMeasure(ctx context.Context, sum *rundir.StepSummary) {
 	h := s.rn.opts.Hook
 	if h == nil {
 		return
@@ -328,8 +330,8 @@ func (s *stepRun) finalize() []stepResult {
 		if r.rec.OK() && r.rec.EndNs != 0 {
 			end = r.rec.EndNs
 		}
-		if r.rec.Phase == PhaseMeasure && end > closed {
-			r.rec.Phase = PhaseGrace
+		if r.rec.Phase == rundir.PhaseMeasure && end > closed {
+			r.rec.Phase = rundir.PhaseGrace
 		}
 	}
 	return s.results
@@ -347,7 +349,7 @@ func (s *stepRun) sender() {
 			if k >= len(rows) {
 				return 0, nil, false
 			}
-			return rows[k].offset, s.traceJob(k), true
+			return rows[k].Offset, s.traceJob(k), true
 		})
 	default:
 		if s.st.Rate <= 0 {

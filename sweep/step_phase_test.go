@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // TestFinalizeGracePhase: a successful measure request is grace only when its last
@@ -13,10 +15,10 @@ import (
 func TestFinalizeGracePhase(t *testing.T) {
 	closed := time.Now()
 	ms := time.Millisecond
-	rec := func(ok bool, end time.Time) *Record {
-		r := &Record{Phase: PhaseMeasure, Status: StatusOK}
+	rec := func(ok bool, end time.Time) *rundir.Record {
+		r := &rundir.Record{Phase: rundir.PhaseMeasure, Status: rundir.StatusOK}
 		if !ok {
-			r.Status, r.ErrorClass = StatusError, ErrCancelled
+			r.Status, r.ErrorClass = rundir.StatusError, rundir.ErrCancelled
 		}
 		if !end.IsZero() {
 			r.EndNs = unixNs(end)
@@ -25,15 +27,15 @@ func TestFinalizeGracePhase(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		rec  *Record
+		rec  *rundir.Record
 		end  time.Time // Do returned
 		want string
 	}{
-		{"ended inside, Do returned after", rec(true, closed.Add(-5*ms)), closed.Add(time.Second), PhaseMeasure},
-		{"ended after", rec(true, closed.Add(5*ms)), closed.Add(6 * ms), PhaseGrace},
-		{"ok without content events", rec(true, time.Time{}), closed.Add(ms), PhaseGrace},
-		{"cancelled after content inside", rec(false, closed.Add(-5*ms)), closed.Add(time.Second), PhaseGrace},
-		{"failed inside", rec(false, time.Time{}), closed.Add(-ms), PhaseMeasure},
+		{"ended inside, Do returned after", rec(true, closed.Add(-5*ms)), closed.Add(time.Second), rundir.PhaseMeasure},
+		{"ended after", rec(true, closed.Add(5*ms)), closed.Add(6 * ms), rundir.PhaseGrace},
+		{"ok without content events", rec(true, time.Time{}), closed.Add(ms), rundir.PhaseGrace},
+		{"cancelled after content inside", rec(false, closed.Add(-5*ms)), closed.Add(time.Second), rundir.PhaseGrace},
+		{"failed inside", rec(false, time.Time{}), closed.Add(-ms), rundir.PhaseMeasure},
 	}
 	s := &stepRun{measureEnd: closed}
 	for _, tc := range cases {
@@ -50,7 +52,7 @@ func TestFinalizeGracePhase(t *testing.T) {
 // TestNoteOpenAfterDone: one run.json warning, its count replaced on a resumed run.
 func TestNoteOpenAfterDone(t *testing.T) {
 	c := NewClient(ClientConfig{})
-	rn := &runner{client: c, meta: &RunMeta{Warnings: []string{"other",
+	rn := &runner{client: c, meta: &rundir.RunMeta{Warnings: []string{"other",
 		openAfterDoneWarning + ": 3 responses were still open 1s after it"}}, log: slog.New(slog.DiscardHandler)}
 	rn.noteOpenAfterDone()
 	if len(rn.meta.Warnings) != 2 {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -22,7 +24,7 @@ const (
 )
 
 // summarize fills the StepSummary of a finished step from its results.
-func (s *stepRun) summarize(sum StepSummary, results []stepResult) StepSummary {
+func (s *stepRun) summarize(sum rundir.StepSummary, results []stepResult) rundir.StepSummary {
 	sum.Step = s.st
 	sum.RunID = s.rn.runID
 	sum.MaxInFlight = s.maxInflight
@@ -34,20 +36,20 @@ func (s *stepRun) summarize(sum StepSummary, results []stepResult) StepSummary {
 	if !s.measureEnd.IsZero() {
 		sum.MeasureEndNs = unixNs(s.measureEnd)
 	}
-	var measured []*Record
+	var measured []*rundir.Record
 	for _, r := range results {
 		switch r.rec.Phase {
-		case PhaseWarmup:
+		case rundir.PhaseWarmup:
 			sum.WarmupRequests++
 			continue
-		case PhaseMeasure:
+		case rundir.PhaseMeasure:
 			sum.MeasureRequests++
-		case PhaseGrace:
+		case rundir.PhaseGrace:
 			sum.GraceRequests++
 		}
 		if !r.rec.OK() {
 			sum.Errors++
-			if r.rec.ErrorClass == ErrCancelled {
+			if r.rec.ErrorClass == rundir.ErrCancelled {
 				sum.Cancelled++
 			}
 		}
@@ -61,7 +63,7 @@ func (s *stepRun) summarize(sum StepSummary, results []stepResult) StepSummary {
 // promptTokenMeans returns the mean intended and achieved (server usage) prompt tokens
 // over the same requests: those whose usage reported prompt tokens (all requests for
 // the intended mean when none did; achieved is then 0).
-func promptTokenMeans(recs []*Record) (intended, achieved float64) {
+func promptTokenMeans(recs []*rundir.Record) (intended, achieved float64) {
 	var sumI, sumA, n float64
 	for _, r := range recs {
 		if r.PromptTokens > 0 {
@@ -83,8 +85,8 @@ func promptTokenMeans(recs []*Record) (intended, achieved float64) {
 }
 
 // steadyVerdict applies the quick steady-state rule to a step's measured records.
-func (s *stepRun) steadyVerdict(measured []*Record) (bool, string) {
-	var ok []*Record
+func (s *stepRun) steadyVerdict(measured []*rundir.Record) (bool, string) {
+	var ok []*rundir.Record
 	for _, r := range measured {
 		if r.OK() && r.TTFTMs != nil {
 			ok = append(ok, r)
@@ -97,7 +99,7 @@ func (s *stepRun) steadyVerdict(measured []*Record) (bool, string) {
 	if len(ok) < need {
 		return false, fmt.Sprintf("only %d completed measured requests, need %d", len(ok), need)
 	}
-	slices.SortFunc(ok, func(a, b *Record) int { return cmpInt64(a.SentNs, b.SentNs) })
+	slices.SortFunc(ok, func(a, b *rundir.Record) int { return cmpInt64(a.SentNs, b.SentNs) })
 	third := len(ok) / 3
 	if third < 2 {
 		return true, fmt.Sprintf("%d completed measured requests; too few for a trend check", len(ok))
@@ -112,7 +114,7 @@ func (s *stepRun) steadyVerdict(measured []*Record) (bool, string) {
 }
 
 // meanInFlight is Little's law over the records: total E2E time / window length.
-func (s *stepRun) meanInFlight(recs []*Record) float64 {
+func (s *stepRun) meanInFlight(recs []*rundir.Record) float64 {
 	if len(recs) == 0 {
 		return 0
 	}
@@ -148,7 +150,7 @@ const (
 	fieldE2E  = "e2e"
 )
 
-func recordField(r *Record, field string) *float64 {
+func recordField(r *rundir.Record, field string) *float64 {
 	switch field {
 	case fieldTTFT:
 		return r.TTFTMs
@@ -165,7 +167,7 @@ func recordField(r *Record, field string) *float64 {
 // recordStat computes stat ("mean", "p50", "p95", ...) of field over the successful
 // records that define it, percentiles by linear interpolation between closest ranks
 // (numpy's default). NaN when no record defines it.
-func recordStat(recs []*Record, field, stat string) float64 {
+func recordStat(recs []*rundir.Record, field, stat string) float64 {
 	var v []float64
 	for _, r := range recs {
 		if p := recordField(r, field); r.OK() && p != nil {
@@ -200,12 +202,12 @@ func statOf(v []float64, stat string) float64 {
 // slaViolation reports whether a step's measured records break an SLA constraint by
 // more than factor (the early-stop rule), and which.
 func slaViolation(sla plan.SLA, results []stepResult, factor float64) (bool, string) {
-	var recs []*Record
+	var recs []*rundir.Record
 	failed, cut := 0, 0
 	for _, r := range results {
 		switch {
-		case r.rec.Phase == PhaseWarmup:
-		case r.rec.Phase == PhaseGrace && r.rec.ErrorClass == ErrCancelled:
+		case r.rec.Phase == rundir.PhaseWarmup:
+		case r.rec.Phase == rundir.PhaseGrace && r.rec.ErrorClass == rundir.ErrCancelled:
 			cut++ // cut off by the step protocol: not a server failure (as in analysis)
 		default:
 			recs = append(recs, r.rec)

@@ -5,15 +5,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/plan"
 )
 
 // rtRecords builds n successful records sent 10 ms apart with TTFT ttft(i) ms.
-func rtRecords(n int, ttft func(i int) float64) []*Record {
-	out := make([]*Record, n)
+func rtRecords(n int, ttft func(i int) float64) []*rundir.Record {
+	out := make([]*rundir.Record, n)
 	for i := range out {
 		v, e := ttft(i), ttft(i)+100
-		out[i] = &Record{Status: StatusOK, SentNs: int64(i) * 1e7, EndNs: int64(i)*1e7 + int64(e*1e6),
+		out[i] = &rundir.Record{Status: rundir.StatusOK, SentNs: int64(i) * 1e7, EndNs: int64(i)*1e7 + int64(e*1e6),
 			TTFTMs: &v, E2EMs: &e, IntendedPromptTokens: 100, PromptTokens: 100 + i%2}
 	}
 	return out
@@ -48,7 +50,7 @@ func TestSLAViolationAndPromptMeans(t *testing.T) {
 	recs := rtRecords(20, func(i int) float64 { return float64(100 + i) })
 	var res []stepResult
 	for _, r := range recs {
-		r.Phase = PhaseMeasure
+		r.Phase = rundir.PhaseMeasure
 		res = append(res, stepResult{rec: r})
 	}
 	sla := plan.SLA{TTFTMs: map[string]float64{"p95": 50}}
@@ -58,21 +60,21 @@ func TestSLAViolationAndPromptMeans(t *testing.T) {
 	if bad, _ := slaViolation(sla, res, 3); bad {
 		t.Error("TTFT p95 ≈ 118 ms flagged against 3 × 50 ms")
 	}
-	res[0].rec.Status, res[1].rec.Status = StatusError, StatusError
+	res[0].rec.Status, res[1].rec.Status = rundir.StatusError, rundir.StatusError
 	if bad, why := slaViolation(plan.SLA{MaxErrorRate: 0.01}, res, 3); !bad || !strings.Contains(why, "error rate") {
 		t.Errorf("10%% errors vs 3 × 1%%: %v %q", bad, why)
 	}
 	for _, r := range res {
-		r.rec.Status, r.rec.ErrorClass, r.rec.Phase = StatusOK, "", PhaseMeasure
+		r.rec.Status, r.rec.ErrorClass, r.rec.Phase = rundir.StatusOK, "", rundir.PhaseMeasure
 	}
 	for _, r := range res[:4] { // cut off after grace: not server failures
-		r.rec.Status, r.rec.ErrorClass, r.rec.Phase = StatusError, ErrCancelled, PhaseGrace
+		r.rec.Status, r.rec.ErrorClass, r.rec.Phase = rundir.StatusError, rundir.ErrCancelled, rundir.PhaseGrace
 	}
 	if bad, why := slaViolation(plan.SLA{MaxErrorRate: 0.01}, res, 3); bad {
 		t.Errorf("requests cancelled after grace counted as errors: %q", why)
 	}
 	for _, r := range res {
-		r.rec.Status, r.rec.ErrorClass, r.rec.Phase = StatusError, ErrCancelled, PhaseGrace
+		r.rec.Status, r.rec.ErrorClass, r.rec.Phase = rundir.StatusError, rundir.ErrCancelled, rundir.PhaseGrace
 	}
 	if bad, why := slaViolation(plan.SLA{MaxErrorRate: 0.01}, res, 3); !bad || !strings.Contains(why, "none of 20") {
 		t.Errorf("a step where nothing ended: %v %q", bad, why)

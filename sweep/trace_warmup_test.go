@@ -29,7 +29,7 @@ func TestTraceStepWarmupIsAShareOfTheTrace(t *testing.T) {
 	tr := &plan.Trace{Format: plan.TraceMooncake, File: file, TimeScale: 1, PromptScale: 1, OutputScale: 1, MaxOutputTokens: 2}
 	p.Segments = []plan.Segment{{Name: "tr", Weight: 1, Trace: tr}}
 	p.Ladder = plan.Ladder{Concurrency: []int{1}, Warmup: plan.Warmup{Duration: 5 * time.Second}, Grace: 2 * time.Second}
-	if rows, span, err := TraceSpan(*tr); err != nil || rows != 200 || span != 995*time.Millisecond {
+	if rows, span, err := tr.Span(); err != nil || rows != 200 || span != 995*time.Millisecond {
 		t.Fatalf("TraceSpan = %d, %s, %v; want 200 rows over 995ms", rows, span, err)
 	}
 	dir := t.TempDir()
@@ -69,8 +69,8 @@ func TestTraceWarmupRulesAndNotes(t *testing.T) {
 		{plan.Warmup{Requests: 50}, 200, 10},
 		{plan.Warmup{Requests: 5}, 10, 0},
 	} {
-		if got := TraceWarmupRequests(c.w, c.rows); got != c.want {
-			t.Errorf("TraceWarmupRequests(%+v, %d) = %d, want %d", c.w, c.rows, got, c.want)
+		if got := plan.TraceWarmupRequests(c.w, c.rows); got != c.want {
+			t.Errorf("plan.TraceWarmupRequests(%+v, %d) = %d, want %d", c.w, c.rows, got, c.want)
 		}
 	}
 	notes := traceStepNotes(plan.Step{Duration: 3 * time.Second}, 200, 40*time.Second)

@@ -34,9 +34,6 @@ better best across during today others however sure means knew try told young mi
 thing whole hear example heard several change answer room sea against top turned learn point
 city play toward five using himself usually`)
 
-// blockTokens is the size of a Mooncake trace prefix block (hash_ids name 512-token blocks).
-const blockTokens = 512
-
 // appendWords writes n words drawn from r to b, each preceded by a space when b is
 // not empty.
 func appendWords(b *strings.Builder, r *rand.Rand, n int) {
@@ -123,7 +120,7 @@ func newSegmentGen(p *plan.Plan, i int, traceBase string) (*segmentGen, error) {
 func (g *segmentGen) userText(r *rand.Rand, first bool, seed int64) (text string, words, output int) {
 	if g.trace != nil {
 		row := g.trace.rows[r.IntN(len(g.trace.rows))]
-		return g.trace.promptText(row, seed, r), row.prompt, row.output
+		return g.trace.promptText(row, seed, r), row.Prompt, row.Output
 	}
 	n := tokensFrom(g.prompt, r)
 	output = tokensFrom(g.output, r)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/tracefile"
 )
 
 // rtTraces is the real trace directory, relative to this package.
@@ -108,12 +109,12 @@ func TestMooncakeHashIDsShareBlocks(t *testing.T) {
 		a, b := td.rows[0], td.rows[i]
 		wa := strings.Fields(td.promptText(a, 3, seededRand(1, uint64(i))))
 		wb := strings.Fields(td.promptText(b, 3, seededRand(2, uint64(i))))
-		if len(wa) != a.prompt || len(wb) != b.prompt {
-			t.Fatalf("prompt words %d, %d; want %d, %d", len(wa), len(wb), a.prompt, b.prompt)
+		if len(wa) != a.Prompt || len(wb) != b.Prompt {
+			t.Fatalf("prompt words %d, %d; want %d, %d", len(wa), len(wb), a.Prompt, b.Prompt)
 		}
 		// Common leading blocks: equal hash ids give equal words, block by block.
 		k := 0
-		for k < len(a.hashIDs) && k < len(b.hashIDs) && a.hashIDs[k] == b.hashIDs[k] {
+		for k < len(a.HashIDs) && k < len(b.HashIDs) && a.HashIDs[k] == b.HashIDs[k] {
 			k++
 		}
 		n := min(k*td.blockWords, len(wa), len(wb))
@@ -147,8 +148,8 @@ func TestTraceReplayAzureWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := all[1+1000 : 1+1000+30]
-	t0, _ := time.Parse(azureTimeLayout, rows[0][0])
-	t1, _ := time.Parse(azureTimeLayout, rows[len(rows)-1][0])
+	t0, _ := time.Parse(tracefile.AzureTimeLayout, rows[0][0])
+	t1, _ := time.Parse(tracefile.AzureTimeLayout, rows[len(rows)-1][0])
 	scale := 0.4 / t1.Sub(t0).Seconds()
 	td, err := loadTrace(plan.Trace{Format: plan.TraceAzure, File: file, TimeScale: scale,
 		PromptScale: 0.5, MaxPromptTokens: 600, StartRow: 1000, Rows: 30}, "")
@@ -159,18 +160,18 @@ func TestTraceReplayAzureWindow(t *testing.T) {
 		t.Fatalf("%d rows, want 30", len(td.rows))
 	}
 	for i, r := range rows {
-		at, _ := time.Parse(azureTimeLayout, r[0])
+		at, _ := time.Parse(tracefile.AzureTimeLayout, r[0])
 		ctx, _ := strconv.Atoi(r[1])
 		gen, _ := strconv.Atoi(r[2])
 		wantOff := float64(at.Sub(t0)) * scale
-		if math.Abs(float64(td.rows[i].offset)-wantOff) > 1e3 {
-			t.Errorf("row %d offset %s, want %s", i, td.rows[i].offset, time.Duration(wantOff))
+		if math.Abs(float64(td.rows[i].Offset)-wantOff) > 1e3 {
+			t.Errorf("row %d offset %s, want %s", i, td.rows[i].Offset, time.Duration(wantOff))
 		}
-		if wp := min(max(int(math.Round(float64(ctx)*0.5)), 1), 600); td.rows[i].prompt != wp {
-			t.Errorf("row %d prompt %d, want %d", i, td.rows[i].prompt, wp)
+		if wp := min(max(int(math.Round(float64(ctx)*0.5)), 1), 600); td.rows[i].Prompt != wp {
+			t.Errorf("row %d prompt %d, want %d", i, td.rows[i].Prompt, wp)
 		}
-		if td.rows[i].output != max(gen, 1) {
-			t.Errorf("row %d output %d, want %d", i, td.rows[i].output, gen)
+		if td.rows[i].Output != max(gen, 1) {
+			t.Errorf("row %d output %d, want %d", i, td.rows[i].Output, gen)
 		}
 	}
 }

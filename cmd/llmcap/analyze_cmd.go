@@ -11,11 +11,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/spf13/cobra"
 
 	"github.com/llmcap/llmcap/analysis"
 	"github.com/llmcap/llmcap/report"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 func newAnalyzeCmd(_ *globals) *cobra.Command {
@@ -111,11 +112,11 @@ func oneRunDir(name string) cobra.PositionalArgs {
 
 // runFormats returns report.formats from dir/run.json's plan, or nil (all formats).
 func runFormats(dir string) []string {
-	b, err := os.ReadFile(filepath.Join(dir, sweep.FileRun))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.FileRun))
 	if err != nil {
 		return nil
 	}
-	var meta sweep.RunMeta
+	var meta rundir.RunMeta
 	if json.Unmarshal(b, &meta) != nil {
 		return nil
 	}

@@ -10,13 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-
-	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // init lets plan estimate trace steps from their trace's span (plan parses no traces).
-func init() { plan.SetTraceSpanFunc(sweep.TraceSpan) }
 
 // main is the only place that exits: errors print as "llmcap: <message>".
 func main() {

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // planOutput is `llmcap plan --json`: the resolved plan (secrets redacted), its steps
@@ -134,14 +133,14 @@ func traceTexts(p *plan.Plan, s plan.Step) (warm, window, note string) {
 	if tr == nil {
 		return warmupText(s.Warmup), windowText(s), ""
 	}
-	rows, span, err := sweep.TraceSpan(*tr)
+	rows, span, err := tr.Span()
 	if err != nil {
 		return warmupText(s.Warmup), windowText(s), fmt.Sprintf("step %d: %v", s.Index, err)
 	}
-	n := sweep.TraceWarmupRequests(s.Warmup, rows)
+	n := plan.TraceWarmupRequests(s.Warmup, rows)
 	warm = "-"
 	if n > 0 {
-		warm = fmt.Sprintf("%d req (≤%g%% of trace)", n, sweep.TraceWarmupFraction*100)
+		warm = fmt.Sprintf("%d req (≤%g%% of trace)", n, plan.TraceWarmupFraction*100)
 	}
 	window = fmt.Sprintf("trace: %d req over %s", rows-n, roundDur(span))
 	switch {

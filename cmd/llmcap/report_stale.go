@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/llmcap/llmcap/analysis"
-	"github.com/llmcap/llmcap/sweep"
 )
 
 // runStateWarning is the prefix of the analysis warning that records a run which was
@@ -24,7 +25,7 @@ func staleAnalysis(dir string, a *analysis.Analysis) string {
 	if err != nil {
 		return ""
 	}
-	for _, name := range []string{sweep.FileRecords, sweep.FileSteps, sweep.FileRun} {
+	for _, name := range []string{rundir.FileRecords, rundir.FileSteps, rundir.FileRun} {
 		if f, err := os.Stat(filepath.Join(dir, name)); err == nil && f.ModTime().After(st.ModTime()) {
 			return fmt.Sprintf("%s is newer than %s", name, analysis.FileAnalysis)
 		}
@@ -40,10 +41,10 @@ func staleAnalysis(dir string, a *analysis.Analysis) string {
 }
 
 // runState is run.json's state, with "" (an old run.json) read as complete and a
-// running run whose sweep is gone (sweep.SweepGone) as interrupted; ok is false
+// running run whose sweep is gone (rundir.SweepGone) as interrupted; ok is false
 // when run.json is missing or unreadable.
 func runState(dir string) (state string, ok bool) {
-	b, err := os.ReadFile(filepath.Join(dir, sweep.FileRun))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.FileRun))
 	if err != nil {
 		return "", false
 	}
@@ -55,9 +56,9 @@ func runState(dir string) (state string, ok bool) {
 	}
 	switch {
 	case meta.State == "":
-		return sweep.StateComplete, true
-	case meta.State == sweep.StateRunning && sweep.SweepGone(dir):
-		return sweep.StateInterrupted, true // as the analysis reads a killed sweep's run
+		return rundir.StateComplete, true
+	case meta.State == rundir.StateRunning && rundir.SweepGone(dir):
+		return rundir.StateInterrupted, true // as the analysis reads a killed sweep's run
 	}
 	return meta.State, true
 }
@@ -75,5 +76,5 @@ func analysedState(a *analysis.Analysis) string {
 			}
 		}
 	}
-	return sweep.StateComplete
+	return rundir.StateComplete
 }

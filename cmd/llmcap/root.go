@@ -18,13 +18,6 @@ import (
 	"github.com/llmcap/llmcap/sweep"
 )
 
-// extraCommands are subcommands registered by other files' init functions (e.g. the
-// profiles engineer's `profile` command) before Execute.
-var extraCommands []func() *cobra.Command
-
-// registerCommand adds a subcommand constructor; call it from an init function.
-func registerCommand(f func() *cobra.Command) { extraCommands = append(extraCommands, f) }
-
 // globals are the root's persistent settings, read through viper so each one can also
 // come from the environment (LLMCAP_CONFIG, LLMCAP_OUT, LLMCAP_LOG_LEVEL).
 type globals struct {
@@ -66,10 +59,7 @@ variable under a plan section that names no plan key (a misspelling) is an error
 	g.v.AutomaticEnv()
 
 	root.AddCommand(newPlanCmd(g), newRunCmd(g), newSweepCmd(g), newAnalyzeCmd(g),
-		newReportCmd(g), newServeSimCmd(g), newVersionCmd())
-	for _, f := range extraCommands {
-		root.AddCommand(f())
-	}
+		newReportCmd(g), newServeSimCmd(g), newVersionCmd(), newProfileCmd())
 	return root
 }
 

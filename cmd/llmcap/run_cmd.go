@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/llmcap/llmcap/rundir"
+
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
@@ -137,7 +139,7 @@ func (g *globals) resumePlan(dir string, force bool) (*plan.Plan, error) {
 		return nil, fmt.Errorf("--resume %s: the plan from %s has different steps than the run (%s vs %s): "+
 			"a resumed run keeps its own steps; drop %s to resume with the plan stored in %s",
 			dir, src, plural(len(p.Steps()), "step"), plural(len(stored.Steps()), "step"), drop,
-			filepath.Join(dir, sweep.FileRun))
+			filepath.Join(dir, rundir.FileRun))
 	}
 	if c := sweep.ResumeConflicts(stored, p); len(c) > 0 {
 		if !force {
@@ -145,7 +147,7 @@ func (g *globals) resumePlan(dir string, force bool) (*plan.Plan, error) {
 				"(only target.url, the API key, the metrics endpoints and the timeouts may):\n  %s\n"+
 				"drop %s to resume with the plan stored in %s, start a new run, or add --force to mix both plans in this run",
 				dir, src, plural(len(c), "field"), strings.Join(c, "\n  "), drop,
-				filepath.Join(dir, sweep.FileRun))
+				filepath.Join(dir, rundir.FileRun))
 		}
 		g.log.Warn("--force: resuming with a plan that differs from the run's; its steps will mix both plans",
 			"differences", strings.Join(c, "; "))
@@ -204,13 +206,13 @@ func (g *globals) storedPlanWithSet(dir string, stored *plan.Plan) (*plan.Plan, 
 // planFromRun re-reads the plan stored in dir/run.json and resolves its API key again
 // (the key is never stored).
 func planFromRun(dir string) (*plan.Plan, error) {
-	b, err := os.ReadFile(filepath.Join(dir, sweep.FileRun))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.FileRun))
 	if err != nil {
 		return nil, fmt.Errorf("resume %s: %w", dir, err)
 	}
-	var meta sweep.RunMeta
+	var meta rundir.RunMeta
 	if err := json.Unmarshal(b, &meta); err != nil {
-		return nil, fmt.Errorf("resume %s: parse %s: %w", dir, sweep.FileRun, err)
+		return nil, fmt.Errorf("resume %s: parse %s: %w", dir, rundir.FileRun, err)
 	}
 	p := &meta.Plan
 	if err := p.ResolveAPIKey(); err != nil {
@@ -269,7 +271,7 @@ func interruptedSweep(dir string) error {
 
 // completedSteps counts the step summaries in dir's steps.jsonl (0 when it is missing).
 func completedSteps(dir string) int {
-	b, err := os.ReadFile(filepath.Join(dir, sweep.FileSteps))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.FileSteps))
 	if err != nil {
 		return 0
 	}
@@ -357,10 +359,10 @@ func printOutputs(w io.Writer, dir string) {
 		{report.FileStepsCSV, "per-step statistics (CSV)"},
 		{report.FileJSON, "report data (JSON)"},
 		{analysis.FileAnalysis, "analysis (statistics, model fit, capacity)"},
-		{sweep.FileRecords, "one record per request"},
-		{sweep.FileSteps, "one summary per step"},
-		{sweep.FileServerMetrics, "scraped server metrics"},
-		{sweep.FileRun, "resolved plan, versions, state"},
+		{rundir.FileRecords, "one record per request"},
+		{rundir.FileSteps, "one summary per step"},
+		{rundir.FileServerMetrics, "scraped server metrics"},
+		{rundir.FileRun, "resolved plan, versions, state"},
 		{"profiles", "Nsight Systems captures: one directory per captured step, launch.json"},
 		{"server.log", "output of the server llmcap launched"},
 	} {

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sweep/sim"
+	"github.com/llmcap/llmcap/sim"
 )
 
 // simFlags are serve-sim's flags, one per plan.Simulator field; only flags the user

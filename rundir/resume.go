@@ -1,4 +1,4 @@
-package sweep
+package rundir
 
 import (
 	"bufio"
@@ -11,24 +11,24 @@ import (
 	"path/filepath"
 )
 
-// resumeState is what an earlier, unfinished attempt left in a run directory.
-type resumeState struct {
-	meta *RunMeta
-	done map[int]StepSummary // finished steps by index
+// ResumeState is what an earlier, unfinished attempt left in a run directory.
+type ResumeState struct {
+	Meta *RunMeta
+	Done map[int]StepSummary // finished steps by index
 }
 
-// loadResume reads dir's run.json and steps.jsonl and repairs the append-only files so
+// PrepareResume reads dir's run.json and steps.jsonl and repairs the append-only files so
 // the run can continue: a torn last line (no trailing newline: the process died while
 // writing it) is dropped, and records and metric samples of steps without a summary in
 // steps.jsonl (unfinished steps, which will run again) are removed. Every finished step's
 // records are kept exactly once.
-func loadResume(dir string) (*resumeState, error) {
+func PrepareResume(dir string) (*ResumeState, error) {
 	b, err := os.ReadFile(filepath.Join(dir, FileRun))
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
-	st := &resumeState{meta: &RunMeta{}, done: map[int]StepSummary{}}
-	if err := json.Unmarshal(b, st.meta); err != nil {
+	st := &ResumeState{Meta: &RunMeta{}, Done: map[int]StepSummary{}}
+	if err := json.Unmarshal(b, st.Meta); err != nil {
 		return nil, fmt.Errorf("resume: decode %s: %w", FileRun, err)
 	}
 	err = filterJSONL(filepath.Join(dir, FileSteps), func(line []byte) (bool, error) {
@@ -36,10 +36,10 @@ func loadResume(dir string) (*resumeState, error) {
 		if err := json.Unmarshal(line, &s); err != nil {
 			return false, err
 		}
-		if _, dup := st.done[s.Index]; dup {
+		if _, dup := st.Done[s.Index]; dup {
 			return false, nil
 		}
-		st.done[s.Index] = s
+		st.Done[s.Index] = s
 		return true, nil
 	})
 	if err != nil {
@@ -52,7 +52,7 @@ func loadResume(dir string) (*resumeState, error) {
 		if err := json.Unmarshal(line, &v); err != nil {
 			return false, err
 		}
-		_, ok := st.done[v.Step]
+		_, ok := st.Done[v.Step]
 		return ok || v.Step < 0, nil
 	}
 	for _, name := range []string{FileRecords, FileServerMetrics} {

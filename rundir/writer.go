@@ -1,4 +1,4 @@
-package sweep
+package rundir
 
 import (
 	"bufio"
@@ -9,10 +9,10 @@ import (
 	"sync"
 )
 
-// runWriter owns a run directory's files: run.json (rewritten atomically),
+// Writer owns a run directory's files: run.json (rewritten atomically),
 // records.jsonl and steps.jsonl (appended and fsynced per step) and
 // server-metrics.jsonl (appended per scrape, fsynced per step).
-type runWriter struct {
+type Writer struct {
 	dir     string
 	records *os.File
 	steps   *os.File
@@ -20,12 +20,12 @@ type runWriter struct {
 	mu      sync.Mutex // guards metrics
 }
 
-// openRunWriter opens (creating) the append-only files of dir.
-func openRunWriter(dir string) (*runWriter, error) {
+// OpenWriter opens (creating) the append-only files of dir.
+func OpenWriter(dir string) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
-	w := &runWriter{dir: dir}
+	w := &Writer{dir: dir}
 	var err error
 	for _, f := range []struct {
 		name string
@@ -33,14 +33,15 @@ func openRunWriter(dir string) (*runWriter, error) {
 	}{{FileRecords, &w.records}, {FileSteps, &w.steps}, {FileServerMetrics, &w.metrics}} {
 		*f.dst, err = os.OpenFile(filepath.Join(dir, f.name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			w.close()
+			w.Close()
 			return nil, fmt.Errorf("open %s: %w", f.name, err)
 		}
 	}
 	return w, nil
 }
 
-func (w *runWriter) close() error {
+// Close fsyncs and closes the files.
+func (w *Writer) Close() error {
 	var first error
 	for _, f := range []*os.File{w.records, w.steps, w.metrics} {
 		if f == nil {
@@ -56,16 +57,18 @@ func (w *runWriter) close() error {
 	return first
 }
 
-// writeMeta writes run.json atomically (temporary file, fsync, rename).
-func (w *runWriter) writeMeta(m *RunMeta) error {
+// WriteMeta writes run.json atomically (temporary file, fsync, rename).
+func (w *Writer) WriteMeta(m *RunMeta) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", FileRun, err)
 	}
-	return writeFileAtomic(filepath.Join(w.dir, FileRun), append(b, '\n'))
+	return WriteFileAtomic(filepath.Join(w.dir, FileRun), append(b, '\n'))
 }
 
-func writeFileAtomic(path string, data []byte) error {
+// WriteFileAtomic writes data to path through a temporary file, fsync and rename, so a
+// reader sees the old file or the new one, never a torn one.
+func WriteFileAtomic(path string, data []byte) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -88,12 +91,12 @@ func writeFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// appendRecords appends one JSON line per record and fsyncs.
-func (w *runWriter) appendRecords(results []stepResult) error {
+// AppendRecords appends one JSON line per record and fsyncs.
+func (w *Writer) AppendRecords(recs []*Record) error {
 	bw := bufio.NewWriterSize(w.records, 1<<16)
 	enc := json.NewEncoder(bw)
-	for _, r := range results {
-		if err := enc.Encode(r.rec); err != nil {
+	for _, r := range recs {
+		if err := enc.Encode(r); err != nil {
 			return fmt.Errorf("write %s: %w", FileRecords, err)
 		}
 	}
@@ -106,8 +109,8 @@ func (w *runWriter) appendRecords(results []stepResult) error {
 	return nil
 }
 
-// appendStep appends a step summary line and fsyncs; the step is then finished.
-func (w *runWriter) appendStep(sum *StepSummary) error {
+// AppendStep appends a step summary line and fsyncs; the step is then finished.
+func (w *Writer) AppendStep(sum *StepSummary) error {
 	b, err := json.Marshal(sum)
 	if err != nil {
 		return fmt.Errorf("encode step %d: %w", sum.Index, err)
@@ -121,8 +124,8 @@ func (w *runWriter) appendStep(sum *StepSummary) error {
 	return nil
 }
 
-// appendMetric appends one scrape as a line (one write call, so lines never interleave).
-func (w *runWriter) appendMetric(m *MetricSample) error {
+// AppendMetric appends one scrape as a line (one write call, so lines never interleave).
+func (w *Writer) AppendMetric(m *MetricSample) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode metric sample: %w", err)
@@ -135,8 +138,8 @@ func (w *runWriter) appendMetric(m *MetricSample) error {
 	return nil
 }
 
-// syncMetrics fsyncs server-metrics.jsonl.
-func (w *runWriter) syncMetrics() error {
+// SyncMetrics fsyncs server-metrics.jsonl.
+func (w *Writer) SyncMetrics() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.metrics.Sync()

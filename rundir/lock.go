@@ -1,4 +1,4 @@
-package sweep
+package rundir
 
 import (
 	"encoding/json"
@@ -26,16 +26,16 @@ type lockInfo struct {
 	Started time.Time `json:"started"`
 }
 
-// runLock is a held run-directory lock; release frees it and removes its file.
-type runLock struct {
+// Lock is a held run-directory lock; Release frees it and removes its file.
+type Lock struct {
 	f    *os.File
 	path string
 }
 
-// lockRunDir takes dir's exclusive lock, creating dir first when create is set (a
+// Acquire takes dir's exclusive lock, creating dir first when create is set (a
 // missing dir without create is left alone: nil lock, nil error). When another process
 // holds the lock, the error names that process.
-func lockRunDir(dir string, create bool) (*runLock, error) {
+func Acquire(dir string, create bool) (*Lock, error) {
 	if !create {
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 			return nil, nil
@@ -72,7 +72,7 @@ func lockRunDir(dir string, create bool) (*runLock, error) {
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt(append(b, '\n'), 0)
 	}
-	return &runLock{f: f, path: path}, nil
+	return &Lock{f: f, path: path}, nil
 }
 
 // sameFile reports whether the open file f is the file now at path.
@@ -102,8 +102,8 @@ func holderOf(path string) string {
 	return s
 }
 
-// release frees the lock.
-func (l *runLock) release() {
+// Release frees the lock (nil-safe).
+func (l *Lock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}

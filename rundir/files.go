@@ -1,4 +1,4 @@
-package sweep
+package rundir
 
 import (
 	"time"
@@ -13,6 +13,7 @@ const (
 	FileSteps         = "steps.jsonl"
 	FileServerMetrics = "server-metrics.jsonl"
 	DirProfiles       = "profiles"
+	FileServerLog     = "server.log" // output of a server started from target.launch
 )
 
 // RunMeta is run.json: the resolved plan (secrets redacted), tool version, host, the

@@ -1,4 +1,4 @@
-package sweep
+package rundir
 
 // Phases of a record within its step.
 const (
