@@ -17,7 +17,6 @@ import (
 	"github.com/llmcap/llmcap/profiles"
 )
 
-
 // newProfileCmd is `llmcap profile`: Nsight Systems helpers (convert, top, check).
 func newProfileCmd() *cobra.Command {
 	cmd := &cobra.Command{
