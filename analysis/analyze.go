@@ -53,8 +53,11 @@ func analyzeInputs(in *runInputs) *Analysis {
 		a.GroundTruth = in.meta.Target.Settings
 	}
 	a.Schedule = scheduleOf(in)
-	if in.records.bad > 0 {
-		a.Warnings = append(a.Warnings, fmt.Sprintf("%d malformed lines in records.jsonl were skipped", in.records.bad))
+	for _, d := range in.damage {
+		if !d.Any() {
+			continue
+		}
+		a.Warnings = append(a.Warnings, d.String())
 	}
 	if rp := in.progress; rp.state != "" {
 		a.RunState, a.StepsCompleted, a.StepsPlanned = rp.state, rp.done, rp.planned

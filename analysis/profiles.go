@@ -2,9 +2,7 @@ package analysis
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -15,43 +13,19 @@ import (
 	"github.com/llmcap/llmcap/plan"
 )
 
-// Files the profiles stage writes into each capture directory (profiles/<step>/).
 const (
-	fileKernelsJSON = "kernels.json" // []KernelRow, the GPU kernels (and memory operations)
-	fileOSRTJSON    = "osrt.json"    // OS runtime calls: {name, count, total_time_ns, avg_ns}
-	fileCaptureJSON = "capture.json" // the capture's summary (window, totals, stop_hung)
-	topCaptureRows  = 20
+	topCaptureRows = 20
 	// defaultCaptureTrace is profiles.DefaultTrace (nsys --trace when capture.trace is empty).
 	defaultCaptureTrace = "cuda,nvtx,osrt,cublas"
 )
 
-// captureJSON is the part of profiles' capture.json the analysis reads.
-type captureJSON struct {
-	Step       int    `json:"step"`
-	GPUTimeNs  int64  `json:"gpu_time_ns"`
-	OSRTTimeNs int64  `json:"osrt_time_ns"`
-	DurationNs int64  `json:"duration_ns"`
-	StopHung   string `json:"stop_hung"`
-}
-
-// osrtJSON is one row of profiles' osrt.json.
-type osrtJSON struct {
-	Name    string  `json:"name"`
-	Count   int64   `json:"count"`
-	TotalNs int64   `json:"total_time_ns"`
-	AvgNs   float64 `json:"avg_ns"`
-}
-
 // readKernels reads every capture directory under profiles/ (one with kernels.json,
 // osrt.json or capture.json); unreadable or malformed files are skipped.
 func readKernels(dir string) []KernelSummary {
-	ents, _ := os.ReadDir(filepath.Join(dir, rundir.DirProfiles))
+	dirs, _ := rundir.CaptureDirs(dir)
 	var out []KernelSummary
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		if ks, ok := readCapture(filepath.Join(dir, rundir.DirProfiles, e.Name())); ok {
+	for _, d := range dirs {
+		if ks, ok := readCapture(d); ok {
 			out = append(out, ks)
 		}
 	}
@@ -61,21 +35,20 @@ func readKernels(dir string) []KernelSummary {
 // readCapture reads one capture directory; ok is false when it holds no profile data.
 func readCapture(d string) (KernelSummary, bool) {
 	ks := KernelSummary{Step: -1, Dir: filepath.Base(d), ClassShares: map[string]float64{}}
-	var cj captureJSON
-	hasCapture := readJSONFile(filepath.Join(d, fileCaptureJSON), &cj)
-	if hasCapture {
-		ks.Step, ks.WindowNs, ks.StopHung = cj.Step, cj.DurationNs, cj.StopHung
+	c, ok := rundir.ReadCapture(d)
+	if !ok {
+		return ks, false
 	}
-	var rows []KernelRow
-	hasKernels := readJSONFile(filepath.Join(d, fileKernelsJSON), &rows)
-	if hasKernels {
-		ks.Top, ks.ClassShares, ks.GPUTimeNs = kernelShares(rows)
+	if c.Summary != nil {
+		ks.Step, ks.WindowNs, ks.StopHung = c.Summary.Step, c.Summary.DurationNs, c.Summary.StopHung
 	}
-	var osrt []osrtJSON
-	if readJSONFile(filepath.Join(d, fileOSRTJSON), &osrt) {
-		ks.OSRuntime, ks.OSRuntimeTimeNs = osCalls(osrt)
+	if c.Kernels != nil {
+		ks.Top, ks.ClassShares, ks.GPUTimeNs = kernelShares(c.Kernels)
 	}
-	return ks, hasCapture || hasKernels || len(ks.OSRuntime) > 0
+	if len(c.OSRT) > 0 {
+		ks.OSRuntime, ks.OSRuntimeTimeNs = osCalls(c.OSRT)
+	}
+	return ks, c.Summary != nil || c.Kernels != nil || len(ks.OSRuntime) > 0
 }
 
 // kernelShares returns the largest kernels with their shares of GPU time, the class
@@ -97,7 +70,7 @@ func kernelShares(rows []KernelRow) ([]KernelRow, map[string]float64, int64) {
 }
 
 // osCalls returns the largest OS runtime calls with their shares and the total (ns).
-func osCalls(rows []osrtJSON) ([]OSCallRow, int64) {
+func osCalls(rows []rundir.StatRow) ([]OSCallRow, int64) {
 	var total int64
 	for _, r := range rows {
 		total += r.TotalNs
@@ -112,12 +85,6 @@ func osCalls(rows []osrtJSON) ([]OSCallRow, int64) {
 	}
 	slices.SortStableFunc(out, func(x, y OSCallRow) int { return cmp.Compare(y.TotalTimeNs, x.TotalTimeNs) })
 	return out[:min(len(out), topCaptureRows)], total
-}
-
-// readJSONFile decodes path into v; it reports whether that worked.
-func readJSONFile(path string, v any) bool {
-	b, err := os.ReadFile(path)
-	return err == nil && json.Unmarshal(b, v) == nil
 }
 
 // kernelsOf attaches step identities to the captures read from profiles/, adds the

@@ -1,14 +1,8 @@
 package analysis
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/llmcap/llmcap/rundir"
 
@@ -63,7 +57,7 @@ const maxErrorSample = 200
 
 // sampleError remembers the first error message per class (a measured one replaces a
 // warm-up one).
-func (g *group) sampleError(class string, msg []byte, measuredPhase bool) {
+func (g *group) sampleError(class, msg string, measuredPhase bool) {
 	if len(msg) == 0 {
 		return
 	}
@@ -78,9 +72,9 @@ func (g *group) sampleError(class string, msg []byte, measuredPhase bool) {
 		return
 	}
 	if len(msg) > maxErrorSample {
-		msg = append(append([]byte(nil), msg[:maxErrorSample]...), "…"...)
+		msg = msg[:maxErrorSample] + "…"
 	}
-	g.errSamples[key] = string(msg)
+	g.errSamples[key] = msg
 }
 
 // errorSample returns the sample message of class, a measured one when there is one.
@@ -98,7 +92,6 @@ type store struct {
 	ids    map[string]uint16
 	groups map[groupKey]*group
 	order  []*group // groups in first-seen order
-	bad    int      // lines that could not be parsed
 }
 
 func newStore() *store {
@@ -106,22 +99,21 @@ func newStore() *store {
 }
 
 // intern returns the id of s (allocation-free when s is already known).
-func (s *store) intern(b []byte) uint16 {
-	if id, ok := s.ids[string(b)]; ok {
+func (s *store) intern(str string) uint16 {
+	if id, ok := s.ids[str]; ok {
 		return id
 	}
 	if len(s.names) >= math.MaxUint16 {
 		return 0
 	}
-	str := string(b)
 	id := uint16(len(s.names))
 	s.names = append(s.names, str)
 	s.ids[str] = id
 	return id
 }
 
-func phaseCode(b []byte) uint8 {
-	switch string(b) {
+func phaseCode(p string) uint8 {
+	switch p {
 	case rundir.PhaseWarmup:
 		return phaseWarmup
 	case rundir.PhaseMeasure:
@@ -132,124 +124,100 @@ func phaseCode(b []byte) uint8 {
 	return phaseOther
 }
 
-// add appends one parsed record.
-func (s *store) add(r *rawRecord) {
-	stepSeg := r.stepSegment
-	if len(stepSeg) == 0 {
-		stepSeg = r.segment
+// add appends one record in compact form.
+func (s *store) add(r *rundir.Record) {
+	stepSeg := r.StepSegment
+	if stepSeg == "" {
+		stepSeg = r.Segment
 	}
 	segID := s.intern(stepSeg)
-	key := groupKey{step: int(r.step), stepSeg: s.names[segID]}
+	key := groupKey{step: r.Step, stepSeg: s.names[segID]}
 	g := s.groups[key]
 	if g == nil {
-		g = &group{key: key, schedule: string(r.schedule), concurrency: int(r.concurrency), rate: r.rate}
+		g = &group{key: key, schedule: r.Schedule, concurrency: r.Concurrency, rate: r.Rate}
 		s.groups[key] = g
 		s.order = append(s.order, g)
 	}
 	q := request{
-		sentNs: r.sentNs, firstNs: r.firstNs, endNs: r.endNs,
-		ttft: r.ttft, ttfo: r.ttfo, itl: r.itl, e2e: r.e2e, lagMs: float32(r.lag),
-		prompt: int32(r.prompt), output: int32(r.output),
-		intendedPrompt: int32(r.intendedPrompt), intendedOutput: int32(r.intendedOutput),
-		drawn: s.intern(r.segment), phase: phaseCode(r.phase),
-		ok: string(r.status) == rundir.StatusOK,
+		sentNs: r.SentNs, firstNs: r.FirstTokenNs, endNs: r.EndNs,
+		ttft: orNaN(r.TTFTMs), ttfo: orNaN(r.TTFOMs), itl: orNaN(r.ITLMs), e2e: orNaN(r.E2EMs),
+		lagMs:  float32(orNaN(r.ScheduleLagMs)),
+		prompt: int32(r.PromptTokens), output: int32(r.OutputTokens),
+		intendedPrompt: int32(r.IntendedPromptTokens), intendedOutput: int32(r.IntendedOutputTokens),
+		drawn: s.intern(r.Segment), phase: phaseCode(r.Phase),
+		ok: r.Status == rundir.StatusOK,
 	}
 	if !q.ok {
-		cls := r.errorClass
-		if len(cls) == 0 {
-			cls = []byte("unknown")
+		cls := r.ErrorClass
+		if cls == "" {
+			cls = "unknown"
 		}
 		q.errClass = s.intern(cls)
-		g.sampleError(s.names[q.errClass], r.errorMsg, q.phase == phaseMeasure || q.phase == phaseGrace)
+		g.sampleError(s.names[q.errClass], r.Error, q.phase == phaseMeasure || q.phase == phaseGrace)
 	}
-	if q.ok && q.phase != phaseWarmup && len(r.icl) > 0 {
-		g.icl = append(g.icl, r.icl...)
+	if q.ok && q.phase != phaseWarmup && len(r.ICLMs) > 0 {
+		g.icl = append(g.icl, r.ICLMs...)
 	}
 	g.idx = append(g.idx, int32(len(s.reqs)))
 	s.reqs = append(s.reqs, q)
 }
 
-func trimSpace(b []byte) []byte {
-	i, j := 0, len(b)
-	for i < j && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
-		i++
+// orNaN is *p, or NaN for nil (an undefined latency).
+func orNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
 	}
-	for j > i && (b[j-1] == ' ' || b[j-1] == '\n' || b[j-1] == '\r' || b[j-1] == '\t') {
-		j--
-	}
-	return b[i:j]
+	return *p
 }
 
-// runInputs are the files of one run directory.
 type runInputs struct {
 	meta    rundir.RunMeta
 	steps   map[int]rundir.StepSummary
 	records *store
 	server  []rundir.MetricSample
 	kernels []KernelSummary
+	// damage is rundir's count of undecodable lines, one entry per file read.
+	damage []rundir.Damage
 	// progress: how far an incomplete run got; its unfinished steps are already dropped
 	// from records.order.
 	progress runProgress
 }
 
-// readRun reads the run directory dir. run.json and records.jsonl are required;
-// steps.jsonl, server-metrics.jsonl and profiles/*/kernels.json are optional.
+// readRun reads the run directory dir through rundir. run.json and records.jsonl are
+// required; steps.jsonl, server-metrics.jsonl and profiles/*/kernels.json are optional.
+// Lines rundir could not decode are counted in damage.
 func readRun(dir string) (*runInputs, error) {
 	in := &runInputs{steps: map[int]rundir.StepSummary{}}
-	b, err := os.ReadFile(filepath.Join(dir, rundir.FileRun))
+	meta, err := rundir.ReadMeta(dir)
 	if err != nil {
-		return nil, fmt.Errorf("read run meta: %w", err)
+		return nil, err
 	}
-	if err := json.Unmarshal(b, &in.meta); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", rundir.FileRun, err)
-	}
-	f, err := os.Open(filepath.Join(dir, rundir.FileRecords))
-	if err != nil {
-		return nil, fmt.Errorf("open records: %w", err)
-	}
-	in.records, err = readRecordsParallel(f)
-	f.Close()
+	in.meta = *meta
+	in.records = newStore()
+	dmg, err := rundir.EachRecord(dir, func(r *rundir.Record) error { in.records.add(r); return nil })
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rundir.FileRecords, err)
 	}
-	if err := readJSONLines(filepath.Join(dir, rundir.FileSteps), func(s rundir.StepSummary) {
+	in.damage = append(in.damage, dmg)
+	steps, dmg, err := rundir.ReadSteps(dir)
+	if err != nil {
+		return nil, err
+	}
+	in.damage = append(in.damage, dmg)
+	for _, s := range steps {
 		in.steps[s.Index] = s
-	}); err != nil {
+	}
+	dmg, err = rundir.EachMetric(dir, func(m *rundir.MetricSample) error {
+		in.server = append(in.server, *m)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	if err := readJSONLines(filepath.Join(dir, rundir.FileServerMetrics), func(m rundir.MetricSample) {
-		in.server = append(in.server, m)
-	}); err != nil {
-		return nil, err
-	}
+	in.damage = append(in.damage, dmg)
 	in.kernels = readKernels(dir)
 	in.progress = dropUnfinished(in, dir)
 	return in, nil
-}
-
-// readJSONLines decodes each line of an optional JSONL file into T and calls fn.
-// A missing file is not an error; a malformed line is skipped.
-func readJSONLines[T any](path string, fn func(T)) error {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("open %s: %w", filepath.Base(path), err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var v T
-		if json.Unmarshal(sc.Bytes(), &v) == nil {
-			fn(v)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read %s: %w", filepath.Base(path), err)
-	}
-	return nil
 }
 
 // stepOf returns the plan step with index i from run.json, if present.

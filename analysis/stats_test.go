@@ -2,8 +2,6 @@ package analysis
 
 import (
 	"math"
-	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,26 +169,6 @@ func TestSteadyStateTrend(t *testing.T) {
 	}
 	if ok, why := steadyState(s, sm); !ok {
 		t.Errorf("flat TTFT judged unsteady: %q", why)
-	}
-}
-
-func TestFastFloatMatchesStrconv(t *testing.T) {
-	for _, s := range []string{"0", "1", "-1", "12.5", "0.1", "123.456789", "-0.000123", "999999999999999",
-		"3.14159265358979", "1.7976931348623157e308", "1e-5", "12345678901234567890", "5."} {
-		want, _ := strconv.ParseFloat(s, 64)
-		got, ok := fastFloat([]byte(s))
-		if ok && got != want {
-			t.Errorf("fastFloat(%q) = %v, want %v", s, got, want)
-		}
-	}
-	rng := rand.New(rand.NewPCG(1, 1))
-	for i := 0; i < 100000; i++ {
-		x := rng.Float64() * math.Pow(10, float64(rng.IntN(8)))
-		s := strconv.FormatFloat(x, 'f', -1, 64)
-		got, ok := fastFloat([]byte(s))
-		if ok && got != x {
-			t.Fatalf("fastFloat(%q) = %v, want %v", s, got, x)
-		}
 	}
 }
 

@@ -3,7 +3,10 @@
 // It reads only the run directory (sweep's files); it never imports report.
 package analysis
 
-import "github.com/llmcap/llmcap/plan"
+import (
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/rundir"
+)
 
 // FileAnalysis is the analysis output inside a run directory.
 const FileAnalysis = "analysis.json"
@@ -327,14 +330,8 @@ type OSCallRow struct {
 	Share       float64 `json:"share"` // of the traced OS runtime time, 0..1
 }
 
-// KernelRow is one kernel's total GPU time.
-type KernelRow struct {
-	Name        string  `json:"name"`
-	Class       string  `json:"class"`
-	TotalTimeNs int64   `json:"total_time_ns"`
-	Instances   int64   `json:"instances"`
-	Share       float64 `json:"share"`
-}
+// KernelRow is one kernel's total GPU time (kernels.json's row, rundir.KernelRow).
+type KernelRow = rundir.KernelRow
 
 // Analysis is analysis.json.
 type Analysis struct {

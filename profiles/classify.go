@@ -3,6 +3,8 @@ package profiles
 import (
 	"sort"
 	"strings"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // Kernel classes of Classify, in report order.
@@ -58,14 +60,8 @@ func Classify(name string) string {
 }
 
 // KernelRow is one kernel's total GPU time in a capture: one element of kernels.json
-// (the same fields as analysis.KernelRow, which the analysis stage reads).
-type KernelRow struct {
-	Name        string  `json:"name"`
-	Class       string  `json:"class"`
-	TotalTimeNs int64   `json:"total_time_ns"`
-	Instances   int64   `json:"instances"`
-	Share       float64 `json:"share"` // fraction of the capture's GPU kernel time, 0..1
-}
+// (rundir owns the file type).
+type KernelRow = rundir.KernelRow
 
 // KernelRows merges stats rows by name, classifies them and computes each one's share
 // of the total, largest first.

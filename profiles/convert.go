@@ -8,16 +8,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // Files written into a capture directory.
 const (
-	FileKernelsJSON  = "kernels.json"
-	FileKernelsPprof = "kernels.pb.gz"
-	FileOSRTPprof    = "osrt.pb.gz"
-	FileOSRTJSON     = "osrt.json" // OS runtime calls merged by name (StatRow each), largest first
-	FileCUDAAPIPprof = "cuda_api.pb.gz"
-	FileCaptureJSON  = "capture.json"
+	FileKernelsJSON  = rundir.FileKernelsJSON
+	FileKernelsPprof = rundir.FileKernelsPprof
+	FileOSRTPprof    = rundir.FileOSRTPprof
+	FileOSRTJSON     = rundir.FileOSRTJSON
+	FileCUDAAPIPprof = rundir.FileCUDAAPIPprof
+	FileCaptureJSON  = rundir.FileCaptureJSON
 	statsPrefix      = "stats"
 )
 
@@ -58,37 +60,8 @@ func KindOf(path string) string {
 	return ""
 }
 
-// Summary is capture.json: what one capture holds. Paths are relative to its directory.
-type Summary struct {
-	// Step, Segment, Schedule and Load identify the captured sweep step (Step is -1 for
-	// a conversion made by hand).
-	Step     int     `json:"step"`
-	Segment  string  `json:"segment,omitempty"`
-	Schedule string  `json:"schedule,omitempty"`
-	Load     float64 `json:"load,omitempty"`
-	// Phase is the root frame of the pprof stacks.
-	Phase string `json:"phase"`
-	// NsysVersion and Generation ("old"/"new" report names) of the tool used.
-	NsysVersion string `json:"nsys_version,omitempty"`
-	Generation  string `json:"generation,omitempty"`
-	// Report is the .nsys-rep file; Tables the CSV tables by kind; Profiles the pprof files.
-	Report   string            `json:"report,omitempty"`
-	Tables   map[string]string `json:"tables"`
-	Profiles []string          `json:"profiles"`
-	// GPUTimeNs is the summed kernel (and GPU memory operation) time; OSRTTimeNs the
-	// summed OS runtime call time.
-	GPUTimeNs  int64 `json:"gpu_time_ns"`
-	OSRTTimeNs int64 `json:"osrt_time_ns"`
-	// ClassShares are kernel class → fraction of GPU time (empty without GPU data).
-	ClassShares map[string]float64 `json:"class_shares,omitempty"`
-	// Top are the largest kernels (at most topKernels).
-	Top []KernelRow `json:"top,omitempty"`
-	// DurationNs is the capture window's wall time (0 when unknown).
-	DurationNs int64 `json:"duration_ns,omitempty"`
-	// StopHung says how `nsys stop` hung when the capture was recovered from the
-	// .qdstrm it left ("" when the stop finished normally).
-	StopHung string `json:"stop_hung,omitempty"`
-}
+// Summary is capture.json: what one capture holds (rundir owns the file type).
+type Summary = rundir.CaptureSummary
 
 const topKernels = 20
 

@@ -10,27 +10,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
-// StatRow is one row of an `nsys stats` summary table (kernels, CUDA API, OS runtime,
-// NVTX…): every generation's columns mapped to one shape. Times are nanoseconds.
-type StatRow struct {
-	// Name is the kernel, API call or OS runtime function.
-	Name string `json:"name"`
-	// TimePct is "Time (%)": the row's share of the table's total time, 0..100.
-	TimePct float64 `json:"time_pct"`
-	// TotalNs is "Total Time (ns)".
-	TotalNs int64 `json:"total_time_ns"`
-	// Count is "Instances" (kernels), "Num Calls" or "Calls" (APIs, OS runtime).
-	Count int64 `json:"count"`
-	// AvgNs, MedNs, MinNs, MaxNs and StdDevNs are the per-instance statistics (0 when
-	// the table has no such column).
-	AvgNs    float64 `json:"avg_ns"`
-	MedNs    float64 `json:"med_ns"`
-	MinNs    float64 `json:"min_ns"`
-	MaxNs    float64 `json:"max_ns"`
-	StdDevNs float64 `json:"stddev_ns"`
-}
+// StatRow is one row of an `nsys stats` summary table (rundir owns the type: osrt.json
+// holds them).
+type StatRow = rundir.StatRow
 
 // ParseError is a malformed stats table: Line is 1-based in the CSV.
 type ParseError struct {

@@ -22,27 +22,11 @@ const (
 	rssPollInterval = 500 * time.Millisecond
 	// FileLaunchJSON (in runDir/profiles) records the launched server's cold start and
 	// peak RSS.
-	FileLaunchJSON = "launch.json"
+	FileLaunchJSON = rundir.FileLaunchJSON
 )
 
-// LaunchInfo is profiles/launch.json: how the server started under nsys and what it used.
-type LaunchInfo struct {
-	// Command is the full argv run (nsys launch … server argv, or the server argv when
-	// nsys is unavailable); Session the nsys session name ("" without nsys).
-	Command []string `json:"command"`
-	Session string   `json:"session,omitempty"`
-	// ColdStartS is the time from process start until GET {target.url}/models answered 200.
-	ColdStartS float64 `json:"cold_start_s"`
-	// ServerPID is the first process of the server's tree that is not part of nsys.
-	ServerPID int `json:"server_pid,omitempty"`
-	// PeakRSSBytes is the largest sum of VmHWM (peak resident set) over the server's
-	// process tree (nsys's own processes excluded), sampled every 0.5 s until stop.
-	PeakRSSBytes int64 `json:"peak_rss_bytes"`
-	// NsysError says why the server runs without nsys, if it does.
-	NsysError string `json:"nsys_error,omitempty"`
-	// ExitError is how the server ended at stop, if not cleanly.
-	ExitError string `json:"exit_error,omitempty"`
-}
+// LaunchInfo is profiles/launch.json (rundir owns the file type).
+type LaunchInfo = rundir.LaunchInfo
 
 // launched is the state of a server started by Start.
 type launched struct {

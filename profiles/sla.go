@@ -1,8 +1,6 @@
 package profiles
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -88,35 +86,25 @@ func statOf(vs []float64, stat string) (float64, bool) {
 	return s[max(0, min(k, len(s)-1))], true
 }
 
-// readStepRecords reads runDir/records.jsonl and groups the records by step index,
-// keeping only steps whose step segment is segment. Malformed lines are skipped (the
-// file may be mid-append).
+// readStepRecords reads runDir's records (rundir's reader and damage rule: the file may
+// be mid-append) and groups them by step index, keeping only steps whose step segment is
+// segment. A missing records.jsonl has none.
 func readStepRecords(runDir, segment string) (map[int][]rundir.Record, error) {
-	f, err := os.Open(filepath.Join(runDir, rundir.FileRecords))
-	if os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(runDir, rundir.FileRecords)); os.IsNotExist(err) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	out := map[int][]rundir.Record{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var r rundir.Record
-		if json.Unmarshal(sc.Bytes(), &r) != nil {
-			continue
-		}
+	_, err := rundir.EachRecord(runDir, func(r *rundir.Record) error {
 		seg := r.StepSegment
 		if seg == "" {
 			seg = r.Segment
 		}
 		if seg == segment {
-			out[r.Step] = append(out[r.Step], r)
+			out[r.Step] = append(out[r.Step], *r)
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rundir.FileRecords, err)
 	}
 	return out, nil

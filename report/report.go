@@ -134,11 +134,14 @@ func loadInput(dir string, a *analysis.Analysis) (*input, error) {
 	}
 	in := &input{dir: dir, a: a}
 	var err error
-	if in.records, err = readRecords(filepath.Join(dir, rundir.FileRecords)); err != nil {
-		return nil, err
+	// Undecodable lines follow rundir's damage rule; the analysis already warns of them.
+	if _, statErr := os.Stat(filepath.Join(dir, rundir.FileRecords)); statErr == nil {
+		if in.records, _, err = rundir.ReadRecords(dir); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
 	}
-	if in.metrics, err = readMetrics(filepath.Join(dir, rundir.FileServerMetrics)); err != nil {
-		return nil, err
+	if in.metrics, _, err = rundir.ReadMetrics(dir); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	in.date = runDate(dir, in.records)
 	return in, nil

@@ -127,10 +127,8 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 		}
 		if p == nil {
 			p = &rs.Meta.Plan
-		} else if c := ResumeConflicts(&rs.Meta.Plan, p); len(c) > 0 && !rn.opts.ForceResume {
-			return nil, fmt.Errorf("sweep: resume %s: the plan differs from the run's in %d field(s) a resume may "+
-				"not change (only target.url, the API key, the metrics endpoints and the timeouts may): %s",
-				rn.dir, len(c), strings.Join(c, "; "))
+		} else if c := rundir.ResumeConflicts(&rs.Meta.Plan, p); len(c) > 0 && !rn.opts.ForceResume {
+			return nil, fmt.Errorf("sweep: resume %s: %w", rn.dir, &rundir.ResumeRefusal{Reason: rundir.ResumeFieldsDiffer, Conflicts: c})
 		}
 		rn.meta, done, rn.runID = rs.Meta, rs.Done, rs.Meta.RunID
 	} else {

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -112,12 +110,8 @@ func oneRunDir(name string) cobra.PositionalArgs {
 
 // runFormats returns report.formats from dir/run.json's plan, or nil (all formats).
 func runFormats(dir string) []string {
-	b, err := os.ReadFile(filepath.Join(dir, rundir.FileRun))
+	meta, err := rundir.ReadMeta(dir)
 	if err != nil {
-		return nil
-	}
-	var meta rundir.RunMeta
-	if json.Unmarshal(b, &meta) != nil {
 		return nil
 	}
 	return meta.Plan.Report.Formats

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmcap/llmcap/profiles"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // newProfileCmd is `llmcap profile`: Nsight Systems helpers (convert, top, check).
@@ -205,15 +206,7 @@ func loadKernels(ctx context.Context, path, nsysPath string) ([]profiles.KernelR
 
 // readKernelsJSON reads a kernels.json file.
 func readKernelsJSON(path string) ([]profiles.KernelRow, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var kr []profiles.KernelRow
-	if err := json.Unmarshal(b, &kr); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
-	}
-	return kr, nil
+	return rundir.ReadKernels(path)
 }
 
 // reportKernels converts an nsys report into a temporary directory and returns its

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,14 +43,8 @@ func staleAnalysis(dir string, a *analysis.Analysis) string {
 // running run whose sweep is gone (rundir.SweepGone) as interrupted; ok is false
 // when run.json is missing or unreadable.
 func runState(dir string) (state string, ok bool) {
-	b, err := os.ReadFile(filepath.Join(dir, rundir.FileRun))
+	meta, err := rundir.ReadMeta(dir)
 	if err != nil {
-		return "", false
-	}
-	var meta struct {
-		State string `json:"state"`
-	}
-	if json.Unmarshal(b, &meta) != nil {
 		return "", false
 	}
 	switch {

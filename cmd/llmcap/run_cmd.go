@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"reflect"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -117,7 +115,7 @@ func newSweepCmd(g *globals) *cobra.Command {
 // own plan with the --set overrides. It is used only when its steps are the stored run's
 // steps (segment, load, schedule, window; not the wall-time estimate, which depends on
 // the target) and it differs from the stored plan only in what a resume may change
-// (sweep.ResumeConflicts; force accepts other differences); otherwise it is refused,
+// (rundir.CheckResume: force accepts other differences); otherwise it is refused,
 // saying why.
 func (g *globals) resumePlan(dir string, force bool) (*plan.Plan, error) {
 	stored, err := planFromRun(dir)
@@ -135,42 +133,28 @@ func (g *globals) resumePlan(dir string, force bool) (*plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !sameSteps(stored.Steps(), p.Steps()) {
+	accepted, err := rundir.CheckResume(stored, p, force)
+	var ref *rundir.ResumeRefusal
+	switch {
+	case errors.As(err, &ref) && ref.Reason == rundir.ResumeStepsDiffer:
 		return nil, fmt.Errorf("--resume %s: the plan from %s has different steps than the run (%s vs %s): "+
 			"a resumed run keeps its own steps; drop %s to resume with the plan stored in %s",
-			dir, src, plural(len(p.Steps()), "step"), plural(len(stored.Steps()), "step"), drop,
+			dir, src, plural(ref.NewSteps, "step"), plural(ref.StoredSteps, "step"), drop,
 			filepath.Join(dir, rundir.FileRun))
-	}
-	if c := sweep.ResumeConflicts(stored, p); len(c) > 0 {
-		if !force {
-			return nil, fmt.Errorf("--resume %s: the plan from %s differs from the run's in %s a resume may not change "+
-				"(only target.url, the API key, the metrics endpoints and the timeouts may):\n  %s\n"+
-				"drop %s to resume with the plan stored in %s, start a new run, or add --force to mix both plans in this run",
-				dir, src, plural(len(c), "field"), strings.Join(c, "\n  "), drop,
-				filepath.Join(dir, rundir.FileRun))
-		}
+	case errors.As(err, &ref):
+		return nil, fmt.Errorf("--resume %s: the plan from %s differs from the run's in %s a resume may not change "+
+			"(only target.url, the API key, the metrics endpoints and the timeouts may):\n  %s\n"+
+			"drop %s to resume with the plan stored in %s, start a new run, or add --force to mix both plans in this run",
+			dir, src, plural(len(ref.Conflicts), "field"), strings.Join(ref.Conflicts, "\n  "), drop,
+			filepath.Join(dir, rundir.FileRun))
+	case err != nil:
+		return nil, fmt.Errorf("--resume %s: %w", dir, err)
+	case len(accepted) > 0:
 		g.log.Warn("--force: resuming with a plan that differs from the run's; its steps will mix both plans",
-			"differences", strings.Join(c, "; "))
+			"differences", strings.Join(accepted, "; "))
 	}
 	g.log.Info("resuming with the plan from "+src+" (same steps as the run)", "plan", p.Name)
 	return p, nil
-}
-
-// sameSteps reports whether a and b are the same steps: index, segment, schedule, load
-// and window, ignoring Estimated (the wall-time estimate depends on the target's
-// settings, e.g. the simulator's max_num_seqs, not on what a step measures).
-func sameSteps(a, b []plan.Step) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		x.Estimated, y.Estimated = 0, 0
-		if !reflect.DeepEqual(x, y) {
-			return false
-		}
-	}
-	return true
 }
 
 // storedPlanWithSet is the run's stored plan with the --set overrides applied: the plan
@@ -206,13 +190,9 @@ func (g *globals) storedPlanWithSet(dir string, stored *plan.Plan) (*plan.Plan, 
 // planFromRun re-reads the plan stored in dir/run.json and resolves its API key again
 // (the key is never stored).
 func planFromRun(dir string) (*plan.Plan, error) {
-	b, err := os.ReadFile(filepath.Join(dir, rundir.FileRun))
+	meta, err := rundir.ReadMeta(dir)
 	if err != nil {
 		return nil, fmt.Errorf("resume %s: %w", dir, err)
-	}
-	var meta rundir.RunMeta
-	if err := json.Unmarshal(b, &meta); err != nil {
-		return nil, fmt.Errorf("resume %s: parse %s: %w", dir, rundir.FileRun, err)
 	}
 	p := &meta.Plan
 	if err := p.ResolveAPIKey(); err != nil {
@@ -271,17 +251,11 @@ func interruptedSweep(dir string) error {
 
 // completedSteps counts the step summaries in dir's steps.jsonl (0 when it is missing).
 func completedSteps(dir string) int {
-	b, err := os.ReadFile(filepath.Join(dir, rundir.FileSteps))
+	steps, _, err := rundir.ReadSteps(dir)
 	if err != nil {
 		return 0
 	}
-	n := 0
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(line) != "" {
-			n++
-		}
-	}
-	return n
+	return len(steps)
 }
 
 // attachCapture wires Nsight Systems captures into opts when the plan asks for them;

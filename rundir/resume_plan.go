@@ -1,4 +1,4 @@
-package sweep
+package rundir
 
 import (
 	"encoding/json"
@@ -93,4 +93,73 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return truncate(strings.TrimSpace(string(b)), 80)
+}
+
+// ResumeReason says why a plan may not drive the rest of a run.
+type ResumeReason string
+
+const (
+	// ResumeStepsDiffer: the plan has other steps than the run (segment, load, schedule
+	// or window); a resumed run keeps its own steps, whatever --force says.
+	ResumeStepsDiffer ResumeReason = "steps_differ"
+	// ResumeFieldsDiffer: the plan differs in fields a resume may not change (see
+	// ResumeConflicts); --force accepts them.
+	ResumeFieldsDiffer ResumeReason = "fields_differ"
+)
+
+// ResumeRefusal is CheckResume's refusal: why, the step counts, and the conflicting
+// fields ("path: stored → new").
+type ResumeRefusal struct {
+	Reason                ResumeReason
+	StoredSteps, NewSteps int
+	Conflicts             []string
+}
+
+func (r *ResumeRefusal) Error() string {
+	if r.Reason == ResumeStepsDiffer {
+		return fmt.Sprintf("the plan has different steps than the run (%d vs %d)", r.NewSteps, r.StoredSteps)
+	}
+	return fmt.Sprintf("the plan differs from the run's in %d field(s) a resume may not change "+
+		"(only target.url, the API key, the metrics endpoints and the timeouts may): %s",
+		len(r.Conflicts), strings.Join(r.Conflicts, "; "))
+}
+
+// CheckResume is the resume policy: plan p may drive the rest of the run whose stored
+// plan is stored when it has the same steps (SameSteps) and, unless force, no
+// ResumeConflicts. It returns the conflicts accepted under force; the error is a
+// *ResumeRefusal.
+func CheckResume(stored, p *plan.Plan, force bool) (accepted []string, err error) {
+	if a, b := stored.Steps(), p.Steps(); !SameSteps(a, b) {
+		return nil, &ResumeRefusal{Reason: ResumeStepsDiffer, StoredSteps: len(a), NewSteps: len(b)}
+	}
+	c := ResumeConflicts(stored, p)
+	if len(c) > 0 && !force {
+		return nil, &ResumeRefusal{Reason: ResumeFieldsDiffer, Conflicts: c}
+	}
+	return c, nil
+}
+
+// SameSteps reports whether a and b are the same steps: index, segment, schedule, load
+// and window, ignoring Estimated (the wall-time estimate depends on the target's
+// settings, e.g. the simulator's max_num_seqs, not on what a step measures).
+func SameSteps(a, b []plan.Step) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		x.Estimated, y.Estimated = 0, 0
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// truncate shortens s to at most n bytes, marking the cut with "…".
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
