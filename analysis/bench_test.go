@@ -1,11 +1,8 @@
 package analysis
 
 import (
-	"bufio"
-	"encoding/json"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
@@ -28,13 +25,21 @@ func writeMillion(b *testing.B, n int) (string, plan.Plan) {
 		Ladder: plan.Ladder{Concurrency: loads},
 		SLA:    plan.SLA{TTFTMs: map[string]float64{"p95": 3000}, ITLMs: map[string]float64{"p50": 20}}}
 	dir := b.TempDir()
-	writeJSONFile(b, filepath.Join(dir, rundir.FileRun), metaFor(p))
-	f, err := os.Create(filepath.Join(dir, rundir.FileRecords))
+	meta := metaFor(p)
+	w, err := rundir.OpenWriter(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	enc := json.NewEncoder(w)
+	if err := w.WriteMeta(&meta); err != nil {
+		b.Fatal(err)
+	}
+	batch := make([]*rundir.Record, 0, 10_000)
+	flush := func() {
+		if err := w.AppendRecords(batch); err != nil {
+			b.Fatal(err)
+		}
+		batch = batch[:0]
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	const T = int64(1_700_000_000) * 1e9
 	per := n / len(loads)
@@ -55,15 +60,14 @@ func writeMillion(b *testing.B, n int) (string, plan.Plan) {
 			if i%500 == 0 {
 				r.Status, r.ErrorClass, r.Error, r.TTFTMs = rundir.StatusError, rundir.ErrHTTP5xx, "upstream \"busy\"", nil
 			}
-			if err := enc.Encode(&r); err != nil {
-				b.Fatal(err)
+			batch = append(batch, &r)
+			if len(batch) == cap(batch) {
+				flush()
 			}
 		}
 	}
-	if err := w.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
+	flush()
+	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
 	return dir, p

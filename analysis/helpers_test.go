@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/rundir/rundirtest"
 
 	"github.com/llmcap/llmcap/plan"
 )
@@ -18,14 +18,7 @@ func writeRunDir(t testing.TB, meta rundir.RunMeta, recs []rundir.Record, steps 
 	samples []rundir.MetricSample) string {
 	t.Helper()
 	dir := t.TempDir()
-	writeJSONFile(t, filepath.Join(dir, rundir.FileRun), meta)
-	writeLines(t, filepath.Join(dir, rundir.FileRecords), recs)
-	if steps != nil {
-		writeLines(t, filepath.Join(dir, rundir.FileSteps), steps)
-	}
-	if samples != nil {
-		writeLines(t, filepath.Join(dir, rundir.FileServerMetrics), samples)
-	}
+	rundirtest.Write(t, dir, rundirtest.Run{Meta: meta, Records: recs, Steps: steps, Metrics: samples})
 	return dir
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/rundir/rundirtest"
 
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/sweep"
@@ -99,17 +100,7 @@ func rec(stepIdx int, ttft float64) rundir.Record {
 
 func writeRecords(t *testing.T, dir string, recs []rundir.Record) {
 	t.Helper()
-	f, err := os.Create(filepath.Join(dir, rundir.FileRecords))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	enc := json.NewEncoder(f)
-	for _, r := range recs {
-		if err := enc.Encode(r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	rundirtest.Write(t, dir, rundirtest.Run{Records: recs})
 }
 
 func TestQuickSLACheck(t *testing.T) {

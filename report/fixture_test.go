@@ -1,17 +1,14 @@
 package report
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/rundir/rundirtest"
 
 	"github.com/llmcap/llmcap/analysis"
 	"github.com/llmcap/llmcap/plan"
@@ -178,30 +175,19 @@ func fxAnalysis() *analysis.Analysis {
 }
 
 // fxWriteRunDir writes run.json, records.jsonl (perStep records per step, measured
-// phase) and server-metrics.jsonl for a into a fresh directory and returns it.
+// phase) and server-metrics.jsonl for a into a fresh directory (rundirtest) and returns it.
 func fxWriteRunDir(tb testing.TB, a *analysis.Analysis, perStep int) string {
 	tb.Helper()
 	dir := tb.TempDir()
-	meta, _ := json.Marshal(rundir.RunMeta{RunID: a.RunID, StartedAt: fxRunStart, State: rundir.StateComplete, Plan: a.Plan})
-	if err := os.WriteFile(filepath.Join(dir, rundir.FileRun), meta, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	if err := fxWriteRecords(filepath.Join(dir, rundir.FileRecords), a, perStep); err != nil {
-		tb.Fatal(err)
-	}
-	if err := fxWriteMetrics(filepath.Join(dir, rundir.FileServerMetrics), a); err != nil {
-		tb.Fatal(err)
-	}
+	rundirtest.Write(tb, dir, rundirtest.Run{
+		Meta:    rundir.RunMeta{RunID: a.RunID, StartedAt: fxRunStart, State: rundir.StateComplete, Plan: a.Plan},
+		Records: fxRecords(a, perStep), Metrics: fxMetrics(a)})
 	return dir
 }
 
-func fxWriteRecords(path string, a *analysis.Analysis, perStep int) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
+// fxRecords are perStep measured records per step of a, sent one after another.
+func fxRecords(a *analysis.Analysis, perStep int) []rundir.Record {
+	var out []rundir.Record
 	rng := rand.New(rand.NewPCG(7, 11))
 	t := fxRunStart.UnixNano()
 	for _, seg := range allSegments(a) {
@@ -214,18 +200,11 @@ func fxWriteRecords(path string, a *analysis.Analysis, perStep int) error {
 					r.EndNs = t + int64(*r.E2EMs*1e6)
 				}
 				t += int64(1e9 / math.Max(st.RequestThroughput, 1))
-				if err := enc.Encode(&r); err != nil {
-					f.Close()
-					return err
-				}
+				out = append(out, r)
 			}
 		}
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return out
 }
 
 func fxRecord(a *analysis.Analysis, seg string, st analysis.StepStats, k int, rng *rand.Rand) rundir.Record {
@@ -246,12 +225,10 @@ func fxRecord(a *analysis.Analysis, seg string, st analysis.StepStats, k int, rn
 	return r
 }
 
-func fxWriteMetrics(path string, a *analysis.Analysis) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(f)
+// fxMetrics are vLLM-named scrapes of a's first segment: six per step, the last between
+// steps.
+func fxMetrics(a *analysis.Analysis) []rundir.MetricSample {
+	var out []rundir.MetricSample
 	t := fxRunStart.UnixNano()
 	seg := a.Segments[0]
 	slots := fxSegments[0].slots
@@ -268,12 +245,9 @@ func fxWriteMetrics(path string, a *analysis.Analysis) error {
 				`vllm:kv_cache_usage_perc{model_name="m"}`:   0.8 * running / slots,
 				`vllm:num_preemptions_total{model_name="m"}`: 0,
 			}}
-			if err := enc.Encode(&s); err != nil {
-				f.Close()
-				return err
-			}
+			out = append(out, s)
 			t += int64(time.Second)
 		}
 	}
-	return f.Close()
+	return out
 }

@@ -17,8 +17,7 @@ func TestResumeRefusesOtherDeployment(t *testing.T) {
 	p := rtPlan("http://127.0.0.1:1/v1")
 	dir := t.TempDir()
 	meta := rundir.RunMeta{RunID: "r", State: rundir.StateInterrupted, Plan: *p.Redacted(), Steps: p.Steps()}
-	b, _ := json.Marshal(meta)
-	if err := os.WriteFile(filepath.Join(dir, rundir.FileRun), b, 0o644); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, rundir.FileRun), mustJSON(t, meta)); err != nil {
 		t.Fatal(err)
 	}
 	other := *p
@@ -35,4 +34,13 @@ func TestResumeRefusesOtherDeployment(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "max_num_seqs") {
 		t.Errorf("forced resume: %v, want the target's failure, not the plan check", err)
 	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -5,15 +5,12 @@ package rundirtest
 
 import (
 	"testing"
-	"time"
 
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
 )
 
-// Run is the content of a fixture run directory. Zero fields are filled: Meta.RunID
-// ("fixture"), Meta.State (complete), Meta.StartedAt (2026-01-01T00:00:00Z), and
-// Meta.Steps from Steps when empty.
+// Run is the content of a fixture run directory, written exactly as given.
 type Run struct {
 	Meta    rundir.RunMeta
 	Records []rundir.Record
@@ -29,23 +26,9 @@ func Write(t testing.TB, dir string, r Run) {
 	}
 }
 
-// WriteDir writes r into dir (created if needed) through rundir.Writer.
+// WriteDir writes r into dir (created if needed) through rundir.Writer: records,
+// step summaries and metric samples as JSON lines, run.json atomically.
 func WriteDir(dir string, r Run) error {
-	m := r.Meta
-	if m.RunID == "" {
-		m.RunID = "fixture"
-	}
-	if m.State == "" {
-		m.State = rundir.StateComplete
-	}
-	if m.StartedAt.IsZero() {
-		m.StartedAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	}
-	if len(m.Steps) == 0 {
-		for _, s := range r.Steps {
-			m.Steps = append(m.Steps, s.Step)
-		}
-	}
 	w, err := rundir.OpenWriter(dir)
 	if err != nil {
 		return err
@@ -54,27 +37,20 @@ func WriteDir(dir string, r Run) error {
 	for i := range r.Records {
 		recs[i] = &r.Records[i]
 	}
-	if err := w.AppendRecords(recs); err != nil {
-		w.Close()
-		return err
+	err = w.AppendRecords(recs)
+	for i := 0; err == nil && i < len(r.Steps); i++ {
+		err = w.AppendStep(&r.Steps[i])
 	}
-	for i := range r.Steps {
-		if err := w.AppendStep(&r.Steps[i]); err != nil {
-			w.Close()
-			return err
-		}
+	for i := 0; err == nil && i < len(r.Metrics); i++ {
+		err = w.AppendMetric(&r.Metrics[i])
 	}
-	for i := range r.Metrics {
-		if err := w.AppendMetric(&r.Metrics[i]); err != nil {
-			w.Close()
-			return err
-		}
+	if err == nil {
+		err = w.WriteMeta(&r.Meta)
 	}
-	if err := w.WriteMeta(&m); err != nil {
-		w.Close()
-		return err
+	if cerr := w.Close(); err == nil {
+		err = cerr
 	}
-	return w.Close()
+	return err
 }
 
 // Ms returns a pointer to v, for a Record's latency fields.
