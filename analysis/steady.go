@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/llmcap/llmcap/rundir"
 
@@ -94,42 +93,6 @@ type serverAcc struct {
 	preSeen                bool
 }
 
-// metric name families (vLLM first, llama.cpp and SGLang alternatives after).
-var (
-	namesRunning     = []string{"vllm:num_requests_running", "llamacpp:requests_processing", "sglang:num_running_reqs"}
-	namesWaiting     = []string{"vllm:num_requests_waiting", "llamacpp:requests_deferred", "sglang:num_queue_reqs"}
-	namesKVUsage     = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "llamacpp:kv_cache_usage_ratio", "sglang:token_usage"}
-	namesPreemptions = []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}
-)
-
-// familyValue sums the series of the first family name present in vals (labels
-// ignored); ok is false when none is present.
-func familyValue(vals map[string]float64, names []string, useMax bool) (float64, bool) {
-	for _, name := range names {
-		var v float64
-		found := false
-		for k, x := range vals {
-			base := k
-			if i := strings.IndexByte(k, '{'); i >= 0 {
-				base = k[:i]
-			}
-			if base != name {
-				continue
-			}
-			if useMax {
-				v = math.Max(v, x)
-			} else {
-				v += x
-			}
-			found = true
-		}
-		if found {
-			return v, true
-		}
-	}
-	return 0, false
-}
-
 // serverStats aligns scraped samples to steps: a sample counts for a step when its
 // Step matches and, when steps.jsonl gives the measurement window, it falls inside it.
 func serverStats(samples []rundir.MetricSample, windows map[int]rundir.StepSummary) map[int]*ServerStats {
@@ -149,7 +112,7 @@ func serverStats(samples []rundir.MetricSample, windows map[int]rundir.StepSumma
 			a = &serverAcc{}
 			acc[m.Step] = a
 		}
-		a.add(m.Values)
+		a.add(m)
 	}
 	out := map[int]*ServerStats{}
 	for step, a := range acc {
@@ -166,9 +129,12 @@ func serverStats(samples []rundir.MetricSample, windows map[int]rundir.StepSumma
 	return out
 }
 
-func (a *serverAcc) add(vals map[string]float64) {
-	run, okR := familyValue(vals, namesRunning, false)
-	wait, okW := familyValue(vals, namesWaiting, false)
+// add accumulates one scrape; a scrape without running or waiting requests (another
+// exporter, e.g. DCGM's) is skipped. Names and scales come from rundir's server-metric
+// table.
+func (a *serverAcc) add(m *rundir.MetricSample) {
+	run, okR := rundir.ServerValue(*m, rundir.ServerRequestsRunning)
+	wait, okW := rundir.ServerValue(*m, rundir.ServerRequestsWaiting)
 	if !okR && !okW {
 		return
 	}
@@ -176,13 +142,10 @@ func (a *serverAcc) add(vals map[string]float64) {
 	a.running += run
 	a.waiting += wait
 	a.wMax = math.Max(a.wMax, wait)
-	if kv, ok := familyValue(vals, namesKVUsage, true); ok {
-		if kv > 1.5 { // some servers report percent
-			kv /= 100
-		}
+	if kv, ok := rundir.ServerValue(*m, rundir.ServerKVCacheUsage); ok {
 		a.kvMax = math.Max(a.kvMax, kv)
 	}
-	if p, ok := familyValue(vals, namesPreemptions, false); ok {
+	if p, ok := rundir.ServerValue(*m, rundir.ServerPreemptions); ok {
 		if !a.preSeen {
 			a.preFirst, a.preSeen = p, true
 		}

@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/llmcap/llmcap/rundir"
 
@@ -14,31 +13,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
-
-// Server metric names (vLLM, then llama.cpp) read for the server charts.
-var (
-	metricRunning = []string{"vllm:num_requests_running", "llamacpp:requests_processing"}
-	metricWaiting = []string{"vllm:num_requests_waiting", "llamacpp:requests_deferred"}
-	metricKV      = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "llamacpp:kv_cache_usage_ratio"}
-)
-
-// metricValue sums the series of the first name in names present in values, matching
-// "name" and "name{labels}". ok is false when none is present.
-func metricValue(values map[string]float64, names []string) (float64, bool) {
-	for _, name := range names {
-		sum, found := 0.0, false
-		for k, v := range values {
-			base, _, _ := strings.Cut(k, "{")
-			if base == name && finite(v) {
-				sum, found = sum+v, true
-			}
-		}
-		if found {
-			return sum, true
-		}
-	}
-	return 0, false
-}
 
 // firstURLSamples keeps the samples of the first scraped endpoint (one line per series).
 func firstURLSamples(samples []rundir.MetricSample) []rundir.MetricSample {
@@ -55,19 +29,34 @@ func firstURLSamples(samples []rundir.MetricSample) []rundir.MetricSample {
 	return out
 }
 
-// serverSeries extracts one time series (x: seconds since the first sample).
-func serverSeries(samples []rundir.MetricSample, names []string, scale float64) plotter.XYs {
+// serverSeries is one server metric over time (x: seconds since the first sample; y:
+// the metric in its rundir unit × scale), one point per sample that carries it. Names
+// and units come from rundir's server-metric table, as the analysis reads them.
+func serverSeries(samples []rundir.MetricSample, m rundir.ServerMetric, scale float64) plotter.XYs {
 	var pts plotter.XYs
 	if len(samples) == 0 {
 		return nil
 	}
 	t0 := samples[0].TimeNs
 	for _, s := range samples {
-		if v, ok := metricValue(s.Values, names); ok {
+		if v, ok := rundir.ServerValue(s, m); ok {
 			pts = append(pts, plotter.XY{X: float64(s.TimeNs-t0) / 1e9, Y: v * scale})
 		}
 	}
 	return pts
+}
+
+// serverQueueSeries are the running and waiting requests of the first endpoint, the
+// series ServerQueuePlot draws.
+func serverQueueSeries(samples []rundir.MetricSample) (running, waiting plotter.XYs) {
+	s := firstURLSamples(samples)
+	return serverSeries(s, rundir.ServerRequestsRunning, 1), serverSeries(s, rundir.ServerRequestsWaiting, 1)
+}
+
+// serverKVSeries is the first endpoint's KV cache usage in percent, the series
+// ServerKVPlot draws.
+func serverKVSeries(samples []rundir.MetricSample) plotter.XYs {
+	return serverSeries(firstURLSamples(samples), rundir.ServerKVCacheUsage, 100)
 }
 
 // shadeSteps adds alternating background bands for each step's time span (Step ≥ 0),
@@ -131,8 +120,7 @@ func addBandLabels(p *plot.Plot, at plotter.XYs, names []string) error {
 // server-metrics.jsonl, first endpoint only.
 func ServerQueuePlot(samples []rundir.MetricSample, labels map[int]string, slots float64) (*plot.Plot, error) {
 	s := firstURLSamples(samples)
-	running := serverSeries(s, metricRunning, 1)
-	waiting := serverSeries(s, metricWaiting, 1)
+	running, waiting := serverQueueSeries(samples)
 	if len(running)+len(waiting) == 0 {
 		return nil, fmt.Errorf("server metrics: no running/waiting request gauges")
 	}
@@ -184,7 +172,7 @@ func (w withTick) Ticks(lo, hi float64) []plot.Tick {
 // ServerKVPlot is the server's KV cache usage (%) over time with the steps shaded.
 func ServerKVPlot(samples []rundir.MetricSample) (*plot.Plot, error) {
 	s := firstURLSamples(samples)
-	kv := serverSeries(s, metricKV, 100)
+	kv := serverKVSeries(samples)
 	if len(kv) == 0 {
 		return nil, fmt.Errorf("server metrics: no KV cache usage gauge")
 	}

@@ -118,7 +118,8 @@ func requestRow(vals []any, r *rundir.Record, t0 int64) {
 }
 
 // serverMetricNames lists the metric keys to tabulate: every key except histogram
-// buckets, sorted, at most maxServerColumns.
+// buckets, sorted, at most maxServerColumns. When the cap bites, the keys that rundir's
+// server-metric table reads (running, waiting, KV cache usage, ...) are kept first.
 func serverMetricNames(samples []rundir.MetricSample) []string {
 	seen := map[string]bool{}
 	for _, s := range samples {
@@ -134,10 +135,23 @@ func serverMetricNames(samples []rundir.MetricSample) []string {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	if len(names) > maxServerColumns {
-		names = names[:maxServerColumns]
+	if len(names) <= maxServerColumns {
+		return names
 	}
-	return names
+	read := func(k string) bool { _, ok := rundir.ServerMetricOf(k); return ok }
+	kept := make([]string, 0, maxServerColumns)
+	for _, k := range names {
+		if read(k) && len(kept) < maxServerColumns {
+			kept = append(kept, k)
+		}
+	}
+	for _, k := range names {
+		if !read(k) && len(kept) < maxServerColumns {
+			kept = append(kept, k)
+		}
+	}
+	slices.Sort(kept)
+	return kept
 }
 
 // writeServerSheet streams server-metrics.jsonl: one row per scrape, one column per metric.
