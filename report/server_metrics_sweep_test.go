@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -134,7 +133,7 @@ func TestSweepAgainstSGLangMetricsEndpoint(t *testing.T) {
 				i, running[i].Y, waiting[i].Y, kv[i].Y, s.running, s.waiting, 100*s.tokenUsage)
 		}
 	}
-	windows, err := readJSONL[rundir.StepSummary](filepath.Join(dir, rundir.FileSteps))
+	windows, _, err := rundir.ReadSteps(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
