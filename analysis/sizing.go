@@ -5,8 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/llmcap/llmcap/catalog"
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -16,91 +15,6 @@ const hoursPerMonth = 730
 // defaultHeadroom is the spare capacity kept per replica when the plan sets none.
 const defaultHeadroom = 0.2
 
-// catalogData returns the GPU catalog YAML (configs/catalog.yaml) for what-if
-// projections; nil disables them. Set by catalog.go.
-var catalogData func() []byte
-
-// gpuSpec is what a roofline projection needs of a catalog GPU.
-type gpuSpec struct {
-	Name       string  `yaml:"name"`
-	BF16TFLOPS float64 `yaml:"bf16_tflops"`
-	HBMTBps    float64 `yaml:"hbm_tbps"`
-	HBMGB      float64 `yaml:"hbm_gb"`
-	// PriceUSDPerHour is an optional per-GPU price; 0 when the catalog has none.
-	PriceUSDPerHour float64 `yaml:"price_usd_per_hour"`
-}
-
-// modelSpec is what the fit check needs of a catalog model.
-type modelSpec struct {
-	Name       string  `yaml:"name"`
-	Params     float64 `yaml:"params"`
-	DtypeBytes float64 `yaml:"dtype_bytes"`
-}
-
-// weightBytes is the model's weight size in bytes (params × dtype bytes; 2 when unset).
-func (m modelSpec) weightBytes() float64 {
-	d := m.DtypeBytes
-	if d <= 0 {
-		d = 2
-	}
-	return m.Params * d
-}
-
-// catalogFile is the part of configs/catalog.yaml the analysis reads.
-type catalogFile struct {
-	GPUs   []gpuSpec   `yaml:"gpus"`
-	Models []modelSpec `yaml:"models"`
-}
-
-func readCatalog() *catalogFile {
-	if catalogData == nil {
-		return nil
-	}
-	var c catalogFile
-	if yaml.Unmarshal(catalogData(), &c) != nil {
-		return nil
-	}
-	return &c
-}
-
-// gpuCatalog parses the GPU list of the catalog (other sections ignored).
-func gpuCatalog() map[string]gpuSpec {
-	c := readCatalog()
-	if c == nil {
-		return nil
-	}
-	out := map[string]gpuSpec{}
-	for _, g := range c.GPUs {
-		out[strings.ToLower(g.Name)] = g
-	}
-	return out
-}
-
-// catalogModel returns the catalog's model named name (case-insensitive).
-func catalogModel(name string) (modelSpec, bool) {
-	if c := readCatalog(); c != nil && name != "" {
-		for _, m := range c.Models {
-			if strings.EqualFold(m.Name, name) {
-				return m, true
-			}
-		}
-	}
-	return modelSpec{}, false
-}
-
-// hbmUsableFrac is the share of a GPU's memory the weights may take (the rest is
-// activations, KV cache and runtime).
-const hbmUsableFrac = 0.9
-
-// weightsFit reports whether the model's weights, split over gpus GPUs, fit in
-// hbmUsableFrac of g's memory; true when either size is unknown.
-func weightsFit(m modelSpec, ok bool, g gpuSpec, gpus int) bool {
-	if !ok || g.HBMGB <= 0 || m.Params <= 0 {
-		return true
-	}
-	return m.weightBytes()/float64(max(gpus, 1)) <= g.HBMGB*1e9*hbmUsableFrac
-}
-
 // sizing holds the deployment facts sizing needs.
 type sizing struct {
 	gpu            string
@@ -109,11 +23,16 @@ type sizing struct {
 	gpuHourUSD     float64
 	headroom       float64
 	targets        []int
+	// cat is the GPU and model catalog of the run (nil: none); catWarn says why the
+	// plan's catalog override was not applied ("" when it was, or when there is none).
+	cat     *catalog.Catalog
+	catWarn string
 }
 
 func sizingOf(p *plan.Plan) sizing {
 	s := sizing{gpu: p.Report.GPU, model: p.Target.Model, gpusPerReplica: p.Report.GPUsPerReplica,
 		gpuHourUSD: p.Report.GPUHourUSD, headroom: p.Report.Headroom, targets: p.Report.TargetUsers}
+	s.cat, s.catWarn = sizingCatalog(p)
 	if p.Target.IsSimulator() {
 		if s.gpu == "" {
 			s.gpu = p.Target.Simulator.GPU
@@ -135,7 +54,8 @@ func sizingOf(p *plan.Plan) sizing {
 }
 
 // whatIfRows sizes each target user count for the measured GPU and, projected by
-// roofline scaling, for each what-if GPU.
+// roofline scaling, for each what-if GPU. Each row is priced as measuredPrice and
+// projectedPrice say.
 func whatIfRows(c Capacity, sz sizing, whatIf []string) ([]WhatIf, []string) {
 	var rows []WhatIf
 	var warns []string
@@ -146,74 +66,61 @@ func whatIfRows(c Capacity, sz sizing, whatIf []string) ([]WhatIf, []string) {
 		return nil, []string{fmt.Sprintf("sizing not possible: no load met the SLA (%s), so no number of replicas serves the target users; what-if rows are left out",
 			orDash(c.LimitingConstraint))}
 	}
-	add := func(gpu string, projected bool, factor, price float64) {
+	if sz.catWarn != "" && (len(whatIf) > 0 || len(sz.targets) > 0 && sz.gpuHourUSD <= 0) {
+		warns = append(warns, sz.catWarn)
+	}
+	add := func(gpu string, projected bool, factor float64, price gpuPrice) {
 		for _, t := range sz.targets {
 			rows = append(rows, sizeRow(c, sz, gpu, projected, factor, price, t))
 		}
 	}
-	add(sz.gpu, false, 1, sz.gpuHourUSD)
+	measured := measuredPrice(sz)
+	add(sz.gpu, false, 1, measured)
 	if len(whatIf) == 0 {
-		return rows, nil
+		return rows, warns
 	}
-	cat := gpuCatalog()
-	base, ok := cat[strings.ToLower(sz.gpu)]
+	base, ok := sz.cat.GPUFold(sz.gpu)
 	if !ok {
-		return rows, []string{fmt.Sprintf("what-if projection skipped: GPU %q not in the catalog", sz.gpu)}
+		return rows, append(warns, fmt.Sprintf("what-if projection skipped: GPU %q not in the catalog", sz.gpu))
 	}
-	model, known := catalogModel(sz.model)
+	if err := base.Validate(); err != nil {
+		return rows, append(warns, fmt.Sprintf("what-if projection skipped: %v", err))
+	}
+	model, known := sz.cat.ModelFold(sz.model)
 	for _, name := range whatIf {
-		g, ok := cat[strings.ToLower(name)]
+		g, ok := sz.cat.GPUFold(name)
 		if !ok {
 			warns = append(warns, fmt.Sprintf("what-if GPU %q not in the catalog", name))
 			continue
 		}
-		if !weightsFit(model, known, g, sz.gpusPerReplica) {
-			warns = append(warns, fmt.Sprintf("what-if GPU %s skipped: %s's weights (%.1f GB) do not fit in %d × %.0f GB × %.0f%%",
-				g.Name, model.Name, model.weightBytes()/1e9, sz.gpusPerReplica, g.HBMGB, 100*hbmUsableFrac))
+		if err := g.Validate(); err != nil {
+			warns = append(warns, fmt.Sprintf("what-if GPU %s skipped: %v", g.Name, err))
 			continue
 		}
-		price := g.PriceUSDPerHour
-		if price <= 0 {
-			price = -1 // same $/GPU-hour as the measured GPU assumed
+		if !weightsFit(model, known, g, sz.gpusPerReplica) {
+			warns = append(warns, fmt.Sprintf("what-if GPU %s skipped: %s's weights (%.1f GB) do not fit in %d × %.0f GB × %.0f%%",
+				g.Name, model.Name, model.WeightBytes()/1e9, sz.gpusPerReplica, g.HBMGB, 100*hbmUsableFrac))
+			continue
 		}
-		add(g.Name, true, rooflineFactor(base, g, c.Bottleneck), price)
+		add(g.Name, true, rooflineFactor(base, g, c.Bottleneck), projectedPrice(g, measured))
 	}
 	return rows, warns
 }
 
-// rooflineFactor scales capacity from GPU a to b: prefill ∝ FLOPS, decode (and the
-// queue, whose service time is mostly decode) ∝ HBM bandwidth.
-func rooflineFactor(a, b gpuSpec, bottleneck string) float64 {
-	if bottleneck == RegimePrefill {
-		if a.BF16TFLOPS > 0 {
-			return b.BF16TFLOPS / a.BF16TFLOPS
-		}
-		return 1
-	}
-	if a.HBMTBps > 0 {
-		return b.HBMTBps / a.HBMTBps
-	}
-	return 1
-}
-
-// sizeRow computes one what-if row; price is the $/GPU-hour, negative for "the same as
-// the measured GPU's (report.gpu_hour_usd), assumed".
-func sizeRow(c Capacity, sz sizing, gpu string, projected bool, factor, price float64, target int) WhatIf {
+// sizeRow computes one what-if row at price (USD per GPU-hour and its source).
+func sizeRow(c Capacity, sz sizing, gpu string, projected bool, factor float64, price gpuPrice, target int) WhatIf {
 	w := WhatIf{GPU: gpu, Projected: projected, TargetUsers: target,
-		UsersPerReplica: math.Floor(c.UsersWithThinkTime * factor), GPUHourUSD: price}
-	if price < 0 {
-		w.GPUHourUSD, w.SamePriceAssumed = sz.gpuHourUSD, true
-	}
-	sz.gpuHourUSD = w.GPUHourUSD
+		UsersPerReplica: math.Floor(c.UsersWithThinkTime * factor), GPUHourUSD: price.usd,
+		PriceSource: price.source, SamePriceAssumed: price.source == PriceMeasuredAssumed}
 	usable := w.UsersPerReplica * (1 - sz.headroom)
 	if usable <= 0 {
 		return w
 	}
 	w.Replicas = int(math.Ceil(float64(target) / usable))
 	w.GPUs = w.Replicas * sz.gpusPerReplica
-	w.CostPerMonthUSD = float64(w.GPUs) * sz.gpuHourUSD * hoursPerMonth
+	w.CostPerMonthUSD = float64(w.GPUs) * price.usd * hoursPerMonth
 	if tok := c.OutputTokensPerSAtCapacity * factor * (1 - sz.headroom); tok > 0 {
-		w.CostPerMOutputUSD = float64(sz.gpusPerReplica) * sz.gpuHourUSD / (tok * 3600) * 1e6
+		w.CostPerMOutputUSD = float64(sz.gpusPerReplica) * price.usd / (tok * 3600) * 1e6
 	}
 	return w
 }

@@ -256,11 +256,29 @@ type WhatIf struct {
 	GPUs              int     `json:"gpus"`
 	CostPerMonthUSD   float64 `json:"cost_per_month_usd"`
 	CostPerMOutputUSD float64 `json:"cost_per_million_output_tokens_usd"`
-	// GPUHourUSD is the price per GPU-hour behind the costs; SamePriceAssumed is true
-	// when the catalog has no price for this GPU and report.gpu_hour_usd was reused.
-	GPUHourUSD       float64 `json:"gpu_hour_usd"`
-	SamePriceAssumed bool    `json:"same_price_assumed,omitempty"`
+	// GPUHourUSD is the price per GPU-hour behind the costs; PriceSource says where it
+	// comes from. SamePriceAssumed is true when the catalog has no price for this
+	// projected GPU and the measured GPU's price was reused (PriceMeasuredAssumed).
+	GPUHourUSD       float64     `json:"gpu_hour_usd"`
+	PriceSource      PriceSource `json:"price_source,omitempty"`
+	SamePriceAssumed bool        `json:"same_price_assumed,omitempty"`
 }
+
+// PriceSource says where a what-if row's $/GPU-hour comes from.
+type PriceSource string
+
+// Price sources of a what-if row.
+const (
+	// PricePlan is report.gpu_hour_usd (the measured GPU's row).
+	PricePlan PriceSource = "plan"
+	// PriceCatalog is the GPU's price_usd_per_hour in the catalog (with the plan's override).
+	PriceCatalog PriceSource = "catalog"
+	// PriceMeasuredAssumed is the measured GPU's price, reused for a projected GPU the
+	// catalog has no price for.
+	PriceMeasuredAssumed PriceSource = "measured_gpu_assumed"
+	// PriceNone is no price at all: costs are 0.
+	PriceNone PriceSource = "none"
+)
 
 // ErrorSummary is the failed requests of a run's measured steps (each step counted once:
 // segments' own steps and the mix's), by class with a sample message per class.

@@ -1,13 +1,14 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/llmcap/llmcap/configs"
+	"github.com/llmcap/llmcap/catalog"
 )
 
 // needsLadder reports whether some step will use the ladder's levels (a non-trace
@@ -167,25 +168,18 @@ func (p *Plan) Constraints() []Constraint {
 }
 
 // checkCatalogNames requires the simulator's GPU and model to be catalog names: the
-// embedded catalog's plus target.simulator.catalog's (whose entries add to it).
+// embedded catalog's plus target.simulator.catalog's (whose entries add to it), and the
+// override to follow the catalog schema (catalog.Load's errors name its entry and field).
 func (s Simulator) checkCatalogNames(ps *problems) {
 	const pre = "target.simulator."
-	gpus, models, err := configs.Names()
+	cat, err := s.catalog()
 	if err != nil {
-		return // the embedded catalog is tested in configs
-	}
-	if s.Catalog != "" {
-		b, err := os.ReadFile(s.Catalog)
-		if err != nil {
-			return // reported by checkFile
+		if pe := (*fs.PathError)(nil); !errors.As(err, &pe) { // an unreadable file is reported by checkFile
+			ps.add(pre+"catalog", s.Catalog, "must be a catalog like configs/catalog.yaml (%v)", err)
 		}
-		g, m, err := configs.NamesIn(b)
-		if err != nil {
-			ps.add(pre+"catalog", s.Catalog, "must be a YAML catalog like configs/catalog.yaml (%v)", err)
-			return
-		}
-		gpus, models = append(gpus, g...), append(models, m...)
+		return
 	}
+	gpus, models := cat.Names()
 	if s.GPU != "" && !slices.Contains(gpus, s.GPU) {
 		ps.add(pre+"gpu", s.GPU, "must be a catalog GPU: %s", strings.Join(gpus, ", "))
 	}
@@ -193,6 +187,9 @@ func (s Simulator) checkCatalogNames(ps *problems) {
 		ps.add(pre+"model", s.Model, "must be a catalog model: %s", strings.Join(models, ", "))
 	}
 }
+
+// catalog returns the embedded catalog with target.simulator.catalog merged on top.
+func (s Simulator) catalog() (*catalog.Catalog, error) { return catalog.Load(s.Catalog) }
 
 // HasLatencySLA reports whether the SLA has at least one latency constraint (TTFT,
 // TTFO, ITL or E2E); without one, the capacity (users within the SLA) is undefined.

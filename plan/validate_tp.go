@@ -1,35 +1,9 @@
 package plan
 
 import (
-	"os"
 	"strconv"
 	"strings"
-
-	"gopkg.in/yaml.v3"
-
-	"github.com/llmcap/llmcap/configs"
 )
-
-// modelHeads is a catalog model's attention shape: query heads and KV heads.
-type modelHeads struct {
-	Name    string `yaml:"name"`
-	Heads   int    `yaml:"heads"`
-	KVHeads int    `yaml:"kv_heads"`
-}
-
-// catalogHeads reads the attention shape of every model in a catalog document
-// (configs/catalog.yaml's schema); unreadable documents yield none.
-func catalogHeads(data []byte, into map[string]modelHeads) {
-	var c struct {
-		Models []modelHeads `yaml:"models"`
-	}
-	if yaml.Unmarshal(data, &c) != nil {
-		return
-	}
-	for _, m := range c.Models {
-		into[m.Name] = m
-	}
-}
 
 // checkTensorParallel requires tensor_parallel to split the simulator model's
 // attention as vLLM does: the query heads evenly (heads % tp == 0), and the KV heads
@@ -41,14 +15,11 @@ func (s Simulator) checkTensorParallel(ps *problems) {
 	if tp <= 1 || s.Model == "" {
 		return
 	}
-	heads := map[string]modelHeads{}
-	catalogHeads(configs.Catalog, heads)
-	if s.Catalog != "" {
-		if b, err := os.ReadFile(s.Catalog); err == nil {
-			catalogHeads(b, heads)
-		}
+	cat, err := s.catalog()
+	if err != nil {
+		return // reported by checkCatalogNames or checkFile
 	}
-	m, ok := heads[s.Model]
+	m, ok := cat.Model(s.Model)
 	if !ok || m.Heads <= 0 || m.KVHeads <= 0 {
 		return // an unknown model is reported by checkCatalogNames
 	}

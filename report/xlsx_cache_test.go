@@ -56,6 +56,12 @@ func TestPriceSource(t *testing.T) {
 			t.Errorf("priceSource(projected %v, same %v, $%v) = %q, want %q", c.projected, c.same, c.price, got, c.want)
 		}
 	}
+	// Without report.gpu_hour_usd the measured GPU's row is priced by the catalog.
+	w := whatIfFor(false, false, 3)
+	w.PriceSource = analysis.PriceCatalog
+	if got := priceSource(w); got != "catalog" {
+		t.Errorf("priceSource(measured, catalog-priced) = %q, want catalog", got)
+	}
 }
 
 func whatIfFor(projected, same bool, price float64) analysis.WhatIf {

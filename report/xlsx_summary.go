@@ -207,13 +207,13 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 }
 
 // priceSource says where a what-if row's $/GPU-hour came from: the measured GPU's
-// row is priced by the plan (report.gpu_hour_usd), a projected GPU's by the GPU
-// catalog, or by the plan's price when the catalog has none.
+// row is priced by the plan (report.gpu_hour_usd) or else the GPU catalog, a projected
+// GPU's by the GPU catalog, or by the plan's price when the catalog has none.
 func priceSource(w analysis.WhatIf) string {
 	switch {
 	case w.SamePriceAssumed:
 		return "same price assumed (no catalog price for this GPU)"
-	case w.Projected && w.GPUHourUSD > 0:
+	case (w.Projected || w.PriceSource == analysis.PriceCatalog) && w.GPUHourUSD > 0:
 		return "catalog"
 	case w.GPUHourUSD > 0:
 		return "report.gpu_hour_usd"

@@ -1,64 +1,113 @@
 package sim
 
 import (
+	"context"
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/catalog"
 	"github.com/llmcap/llmcap/plan"
 )
 
-func TestCatalogEntries(t *testing.T) {
-	c, err := LoadCatalog("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"A100-80GB", "H100-SXM", "H200", "L40S", "B200", "MI300X"} {
-		g, err := c.GPU(name)
-		if err != nil || g.Source == "" {
-			t.Errorf("GPU %s: %v (source %q)", name, err, g.Source)
-		}
-	}
-	for _, name := range []string{"llama-3.2-1b", "llama-3.1-8b", "llama-3.1-70b", "gpt-oss-120b", "granite-350m", "stories-260k"} {
-		m, err := c.Model(name)
-		if err != nil || m.Source == "" || m.MaxModelLen == 0 {
-			t.Errorf("model %s: %v (source %q, max_model_len %d)", name, err, m.Source, m.MaxModelLen)
-		}
-	}
-	if _, err := c.GPU("TPU-v9"); err == nil || !strings.Contains(err.Error(), "H100-SXM") {
+func TestCatalogEntriesErrors(t *testing.T) {
+	if _, _, err := catalogEntries("", "TPU-v9", "llama-3.1-8b"); err == nil || !strings.Contains(err.Error(), "H100-SXM") {
 		t.Errorf("unknown GPU error %v should list the catalog", err)
+	}
+	if _, _, err := catalogEntries("", "H100-SXM", "llama-9"); err == nil || !strings.Contains(err.Error(), "llama-3.1-8b") {
+		t.Errorf("unknown model error %v should list the catalog", err)
+	}
+	path := writeSimCatalog(t, "gpus:\n  - {name: Y, tflops: 1}\n")
+	if _, _, err := catalogEntries(path, "H100-SXM", "llama-3.1-8b"); err == nil || !strings.Contains(err.Error(), `unknown field "tflops"`) {
+		t.Errorf("unknown field: %v", err)
+	}
+	path = writeSimCatalog(t, "gpus:\n  - {name: half, bf16_tflops: 1, hbm_gb: 8}\n")
+	if _, err := newServer(plan.Simulator{GPU: "half", Catalog: path}); err == nil || !strings.Contains(err.Error(), `GPU "half": field hbm_tbps must be > 0`) {
+		t.Errorf("incomplete GPU: %v", err)
 	}
 }
 
-func TestCatalogOverride(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "c.yaml")
-	data := "gpus:\n  - {name: H100-SXM, bf16_tflops: 1, hbm_gb: 80, hbm_tbps: 1, source: test}\n" +
-		"  - {name: X1, bf16_tflops: 2, hbm_gb: 10, hbm_tbps: 1, source: test}\n"
-	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+func writeSimCatalog(t *testing.T, yaml string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "catalog.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadCatalog(path)
+	return path
+}
+
+// TestCatalogPriceAccepted: a catalog that prices GPUs (price_usd_per_hour, which the
+// what-if sizing reads) runs the simulator, with the priced GPU's specs unchanged.
+func TestCatalogPriceAccepted(t *testing.T) {
+	path := writeSimCatalog(t, "gpus:\n  - {name: H100-SXM, price_usd_per_hour: 4.25}\n")
+	s := testEngine(t, plan.Simulator{GPU: "H100-SXM", Model: "llama-3.1-8b", Catalog: path})
+	if s.gpu.PriceUSDPerHour != 4.25 || s.settings["hbm_tbps"] != 3.35 || s.settings["peak_tflops"] != 989.4 {
+		t.Errorf("priced H100: price %g, settings hbm_tbps %v peak_tflops %v", s.gpu.PriceUSDPerHour, s.settings["hbm_tbps"], s.settings["peak_tflops"])
+	}
+}
+
+// TestOverrideGPUValidatedAndSimulated: a plan naming a GPU that only its catalog
+// override defines passes plan validation, and the simulator started from that plan
+// runs on the new GPU: its peak, bandwidth and KV cache (24 GB × 0.9 − 2.47 GB of
+// llama-3.2-1b weights, in 16-token blocks of 32,768 B per token) are the override's,
+// and it answers a completion over HTTP.
+func TestOverrideGPUValidatedAndSimulated(t *testing.T) {
+	dir := t.TempDir()
+	cat := filepath.Join(dir, "catalog.yaml")
+	if err := os.WriteFile(cat, []byte("gpus:\n  - {name: X1, bf16_tflops: 150, hbm_gb: 24, hbm_tbps: 1.2, price_usd_per_hour: 1.25, source: test}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	planPath := filepath.Join(dir, "plan.yaml")
+	yaml := "target:\n  simulator: {gpu: X1, model: llama-3.2-1b, catalog: catalog.yaml, speed_up: 50}\n" +
+		"segments:\n  - {name: short, weight: 1, prompt_tokens: {dist: fixed, value: 10}, output_tokens: {dist: fixed, value: 5}}\n" +
+		"ladder: {concurrency: [1], duration: 1s}\n"
+	if err := os.WriteFile(planPath, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Load(planPath, nil)
+	if err != nil {
+		t.Fatalf("plan with the override's GPU: %v", err)
+	}
+	if _, err := plan.Load(planPath, map[string]any{"target.simulator.catalog": ""}); err == nil ||
+		!strings.Contains(err.Error(), `target.simulator.gpu: "X1" is not allowed: must be a catalog GPU`) {
+		t.Errorf("without the override: %v", err)
+	}
+	s, err := Start(context.Background(), p.Target.Simulator, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _ := c.GPU("H100-SXM")
-	x, errX := c.GPU("X1")
-	b, errB := c.GPU("B200")
-	if h.BF16TFLOPS != 1 || errX != nil || x.BF16TFLOPS != 2 || errB != nil || b.BF16TFLOPS == 0 {
-		t.Errorf("override: H100 %v, X1 %v (%v), B200 kept %v (%v)", h.BF16TFLOPS, x.BF16TFLOPS, errX, b.BF16TFLOPS, errB)
+	t.Cleanup(func() { _ = s.Close() })
+	set := s.Settings()
+	perGPU, blockBytes := 24e9*0.9-1235814400*2.0, 16*2*16*8*64*2.0
+	wantBlocks := int(perGPU / blockBytes)
+	if set["gpu"] != "X1" || set["gpu_source"] != "test" || set["peak_tflops"] != 150.0 || set["hbm_tbps"] != 1.2 || set["kv_cache_blocks"] != wantBlocks {
+		t.Errorf("settings gpu %v source %v peak %v hbm %v blocks %v (want %d)", set["gpu"], set["gpu_source"], set["peak_tflops"], set["hbm_tbps"], set["kv_cache_blocks"], wantBlocks)
 	}
-	if err := os.WriteFile(path, []byte("gpus:\n  - {name: Y, tflops: 1}\n"), 0o600); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL()+"/completions", strings.NewReader(`{"max_tokens":3,"prompt":"a b c"}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadCatalog(path); err == nil {
-		t.Error("unknown field: want an error")
+	defer resp.Body.Close()
+	var out struct {
+		Usage map[string]int `json:"usage"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK || out.Usage["completion_tokens"] != 3 {
+		t.Errorf("completion on X1: status %d, %v, usage %v", resp.StatusCode, err, out.Usage)
 	}
 }
 
 func TestRooflineShape(t *testing.T) {
-	c, _ := LoadCatalog("")
+	c, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
 	h100, _ := c.GPU("H100-SXM")
 	roof := func(model string, tp int) *Roofline {
 		m, _ := c.Model(model)

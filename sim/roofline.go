@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/llmcap/llmcap/catalog"
 )
 
 // Work is one sequence's share of an iteration: Tokens new tokens computed on top of
@@ -38,8 +40,8 @@ type Roofline struct {
 	// TP is the tensor-parallel degree.
 	TP int
 	// Model and GPU are the catalog entries.
-	Model Model
-	GPU   GPU
+	Model catalog.Model
+	GPU   catalog.GPU
 
 	flopsPerToken   float64 // 2 × active params
 	attnFLOPsUnit   float64 // 4 × layers × heads × head_dim
@@ -50,7 +52,7 @@ type Roofline struct {
 }
 
 // NewRoofline builds the iteration-time model; efficiencies must be in (0, 1] and tp ≥ 1.
-func NewRoofline(g GPU, m Model, tp int, computeEff, bandwidthEff float64, overhead time.Duration) (*Roofline, error) {
+func NewRoofline(g catalog.GPU, m catalog.Model, tp int, computeEff, bandwidthEff float64, overhead time.Duration) (*Roofline, error) {
 	if tp < 1 || computeEff <= 0 || computeEff > 1 || bandwidthEff <= 0 || bandwidthEff > 1 {
 		return nil, fmt.Errorf("roofline: need tp ≥ 1 and efficiencies in (0, 1], got tp=%d compute=%g bandwidth=%g", tp, computeEff, bandwidthEff)
 	}
@@ -82,7 +84,7 @@ func NewRoofline(g GPU, m Model, tp int, computeEff, bandwidthEff float64, overh
 
 // KVBytesPerToken is the KV-cache size of one token for the whole model (all TP shards):
 // 2 (K and V) × layers × KV heads × head_dim × dtype bytes.
-func KVBytesPerToken(m Model) float64 {
+func KVBytesPerToken(m catalog.Model) float64 {
 	return 2 * float64(m.Layers*m.KVHeads*m.HeadDim) * m.DTypeBytes
 }
 

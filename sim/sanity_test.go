@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmcap/llmcap/catalog"
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -104,7 +105,7 @@ func measuredRows(t *testing.T) []sanityRow {
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
-	cat, err := LoadCatalog("")
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

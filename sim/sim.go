@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmcap/llmcap/catalog"
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -35,8 +36,8 @@ import (
 type Server struct {
 	url      string
 	cfg      plan.Simulator
-	gpu      GPU
-	model    Model
+	gpu      catalog.GPU
+	model    catalog.Model
 	roof     *Roofline
 	settings map[string]any
 	sampler  *outputSampler
@@ -92,15 +93,7 @@ func Start(ctx context.Context, cfg plan.Simulator, addr string) (*Server, error
 // newServer resolves the configuration and builds the engine without starting it.
 func newServer(cfg plan.Simulator) (*Server, error) {
 	cfg = withDefaults(cfg)
-	cat, err := LoadCatalog(cfg.Catalog)
-	if err != nil {
-		return nil, fmt.Errorf("sim: %w", err)
-	}
-	g, err := cat.GPU(cfg.GPU)
-	if err != nil {
-		return nil, fmt.Errorf("sim: %w", err)
-	}
-	m, err := cat.Model(cfg.Model)
+	g, m, err := catalogEntries(cfg.Catalog, cfg.GPU, cfg.Model)
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
@@ -163,7 +156,7 @@ func withDefaults(c plan.Simulator) plan.Simulator {
 
 // kvBlocks sizes the KV cache: per GPU, HBM × utilisation − weights / TP, divided by the
 // per-GPU bytes of a block (block_size × KV bytes per token / TP).
-func kvBlocks(g GPU, m Model, cfg plan.Simulator) (int, error) {
+func kvBlocks(g catalog.GPU, m catalog.Model, cfg plan.Simulator) (int, error) {
 	tp := float64(cfg.TensorParallel)
 	perGPU := g.HBMGB*1e9*cfg.GPUMemoryUtilization - m.WeightBytes()/tp
 	blockBytes := float64(cfg.BlockSize) * KVBytesPerToken(m) / tp
