@@ -19,7 +19,7 @@ import (
 // batch 5,000) and a B200 (~60 ms, the harder case). It reports the driver's iteration
 // lateness p50/p99 (goal p99 < 5 ms), the client-seen E2E p50 and the token rate.
 //
-//	go test ./sweep/sim -run '^$' -bench Streams5000 -benchtime 1x -v
+//	go test ./sim -run '^$' -bench Streams5000 -benchtime 1x -v
 //
 // Measured 2026-11-30 with the test binary pinned to 2 idle cores (taskset -c 0,1,
 // GOMAXPROCS=2) on the session's device machine, two runs each: H200 lateness p99 1.1 and

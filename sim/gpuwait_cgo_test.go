@@ -48,7 +48,7 @@ func TestGPUWaitLibc(t *testing.T) {
 
 // BenchmarkGPUWait measures how late 2 ms GPU-step waits end (overshoot p50/p99, µs)
 // through libc (the cgo driver's wait) and through a Go timer (the pure-Go driver's).
-// Run: go test ./sweep/sim -run '^$' -bench GPUWait -benchtime 500x
+// Run: go test ./sim -run '^$' -bench GPUWait -benchtime 500x
 func BenchmarkGPUWait(b *testing.B) {
 	const d = 2 * time.Millisecond
 	report := func(b *testing.B, late []time.Duration) {

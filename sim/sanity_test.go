@@ -35,7 +35,7 @@ type h200Measured struct {
 }
 
 // TestSanityTable prints simulated single-request figures next to published and measured
-// ones and checks each reference within ±35%. Run: go test ./sweep/sim -run TestSanityTable -v
+// ones and checks each reference within ±35%. Run: go test ./sim -run TestSanityTable -v
 func TestSanityTable(t *testing.T) {
 	var rows []sanityRow
 	cfg := func(gpu, model string, tp int) plan.Simulator {
