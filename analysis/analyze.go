@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"time"
 
 	"github.com/llmcap/llmcap/rundir"
 
@@ -66,16 +65,12 @@ func analyzeInputs(in *runInputs) *Analysis {
 	server := serverStats(in.server, in.steps)
 	seed := seedOf(p)
 	names := segmentNames(in)
-	start := time.Now()
-	for k, name := range names {
+	for _, name := range names {
 		inputs := stepInputsFor(in, name)
 		if len(inputs) == 0 {
 			continue
 		}
-		// Each segment's bootstrap gets an equal share of what is left of bootBudget.
-		left := bootBudget - time.Since(start)
-		deadline := time.Now().Add(max(left/time.Duration(len(names)-k), 100*time.Millisecond))
-		sa := analyzeSegment(name, weightOf(p, name), inputs, in.records, a.Constraints, p, server, seed, deadline)
+		sa := analyzeSegment(name, weightOf(p, name), inputs, in.records, a.Constraints, p, server, seed)
 		if name == plan.MixSegment {
 			a.Mix = &sa
 		} else {
@@ -115,7 +110,7 @@ func analyzeInputs(in *runInputs) *Analysis {
 
 // analyzeSegment computes the steps, fit, regimes and capacity of one segment.
 func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, cons []plan.Constraint,
-	p *plan.Plan, server map[int]*ServerStats, seed uint64, deadline time.Time) SegmentAnalysis {
+	p *plan.Plan, server map[int]*ServerStats, seed uint64) SegmentAnalysis {
 	sa := SegmentAnalysis{Segment: name, Weight: weight, FromMix: len(inputs) > 0 && inputs[0].share > 0}
 	type pair struct {
 		s  StepStats
@@ -151,7 +146,7 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	atCapacity(&c, r, steps, sf, p.SLA.ThinkTime.Seconds())
 	c.CILow, c.CIHigh = r.value, r.value
 	if sf.ok {
-		b := bootstrapSegment(steps, smp, cons, maxErr, sf, project, seed^hashString(name), deadline)
+		b := bootstrapSegment(steps, smp, cons, maxErr, sf, project, seed^hashString(name))
 		applyBootstrap(sa.Fit, &c, b, r)
 	}
 	if c.OfferedRateRps > 0 { // the band in served, not offered, requests/s

@@ -4,18 +4,17 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
-	"time"
 
 	"github.com/llmcap/llmcap/plan"
 )
 
-// Bootstrap bounds: at most bootReps resamples, each resampling at most bootMaxDraws
-// values per metric and step (an m-out-of-n bootstrap whose deviations are rescaled by
-// √(m/n)), within bootBudget of wall time.
+// Bootstrap bounds: bootReps resamples, each resampling at most bootMaxDraws values per
+// metric and step (an m-out-of-n bootstrap whose deviations are rescaled by √(m/n)).
+// The count is fixed, not a wall-time budget, so the same run directory always gives the
+// same analysis, on any machine and under any load.
 const (
 	bootReps     = 100
 	bootMaxDraws = 1000
-	bootBudget   = 3 * time.Second
 )
 
 // bootResult are the bootstrap distributions of one segment.
@@ -27,15 +26,15 @@ type bootResult struct {
 }
 
 // bootstrapSegment resamples each step's requests, refits the model and recomputes the
-// capacity, bootReps times or until the time budget runs out.
+// capacity, bootReps times, deterministically from seed.
 func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constraint, maxErr float64,
-	sf segFit, project bool, seed uint64, deadline time.Time) bootResult {
+	sf segFit, project bool, seed uint64) bootResult {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	loads := curveLoads(steps)
 	out := bootResult{curves: make([][]float64, len(loads))}
 	rep := make([]StepStats, len(steps))
 	start := sf.eval.m
-	for k := 0; k < bootReps && time.Now().Before(deadline); k++ {
+	for k := 0; k < bootReps; k++ {
 		for i := range steps {
 			rep[i] = steps[i]
 			rep[i].TTFTMs = resample(rng, smp[i].ttft, steps[i].TTFTMs)
