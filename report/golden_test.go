@@ -25,9 +25,6 @@ const (
 	goldenWarmup      = 2 // warm-up requests per step (never in any statistic)
 	goldenToolVersion = "golden"
 	goldenRunDirToken = "$RUNDIR" // stands for the temp run directory in the golden files
-	// goldenBootReps is analysis's bootstrap resample count when its wall-clock budget
-	// does not run out (every fit of the golden run succeeds).
-	goldenBootReps = 100
 )
 
 // goldenPerStep is the number of measured requests of a step at concurrency n: enough
@@ -41,21 +38,14 @@ var goldenFiles = []string{analysis.FileAnalysis, FileJSON, FileMarkdown, FileSt
 // reports; each file must equal testdata/golden/run/<file> byte for byte (after the
 // temp run directory is replaced by $RUNDIR). A second analysis of the same run must
 // produce the same bytes (no wall clock, map order or unseeded randomness leaks in).
-// The bootstrap stops at a wall-clock budget; when a slow machine (or -race) cuts it
-// short the analysis depends on timing and the test is skipped rather than flaky.
+// The bootstrap runs a fixed number of resamples, so neither a slow machine nor -race
+// changes the bytes.
 func TestRunOutputsGolden(t *testing.T) {
-	first, reps := goldenOutputs(t)
-	if reps < goldenBootReps {
-		t.Skipf("the bootstrap ran out of its wall-clock budget (%d of %d resamples: slow machine or -race); "+
-			"the analysis then depends on timing", reps, goldenBootReps)
-	}
+	first := goldenOutputs(t)
 	for _, name := range goldenFiles {
 		goldenText(t, "run/"+name, first[name])
 	}
-	again, reps := goldenOutputs(t)
-	if reps < goldenBootReps {
-		t.Skipf("second run: the bootstrap ran out of its budget (%d of %d resamples)", reps, goldenBootReps)
-	}
+	again := goldenOutputs(t)
 	for _, name := range goldenFiles {
 		if !bytes.Equal(first[name], again[name]) {
 			t.Errorf("%s is not reproducible: second run differs at %s", name, firstDiff(first[name], again[name]))
@@ -123,9 +113,8 @@ func bracket(steps []analysis.StepStats) (pass, fail *analysis.StepStats) {
 }
 
 // goldenOutputs writes the golden run, analyses it, writes analysis.json and the JSON,
-// Markdown and CSV reports, and returns those files' normalised bytes by name and the
-// fewest bootstrap resamples of any segment's fit.
-func goldenOutputs(t *testing.T) (map[string][]byte, int) {
+// Markdown and CSV reports, and returns those files' normalised bytes by name.
+func goldenOutputs(t *testing.T) map[string][]byte {
 	t.Helper()
 	dir := writeGoldenRun(t)
 	a, err := analysis.Analyze(dir)
@@ -138,12 +127,6 @@ func goldenOutputs(t *testing.T) (map[string][]byte, int) {
 	if err := Write(dir, a, []string{"json", "md", "csv"}); err != nil {
 		t.Fatal(err)
 	}
-	reps := goldenBootReps
-	for _, sa := range allSegments(a) {
-		if sa.Fit != nil {
-			reps = min(reps, sa.Fit.BootstrapReps)
-		}
-	}
 	out := map[string][]byte{}
 	for _, name := range goldenFiles {
 		b, err := os.ReadFile(filepath.Join(dir, name))
@@ -152,7 +135,7 @@ func goldenOutputs(t *testing.T) (map[string][]byte, int) {
 		}
 		out[name] = normaliseRunDir(b, dir)
 	}
-	return out, reps
+	return out
 }
 
 // normaliseRunDir replaces the temp run directory (the only environment-dependent text:
