@@ -13,8 +13,8 @@ const (
 	StatusError = "error"
 )
 
-// Error classes of failed records (../shared/DESIGN.md "Failures"). ErrEmptyResponse,
-// beyond DESIGN.md's list, is a 2xx response that ended properly but carried no answer:
+// Error classes of failed records (docs/metrics.md "Failure classes"). ErrEmptyResponse
+// is a 2xx response that ended properly but carried no answer:
 // no content or reasoning event and no usage completion_tokens > 0 (e.g. a stream of
 // only "data: [DONE]").
 const (
@@ -42,7 +42,7 @@ const (
 
 // Record is one request, one line of records.jsonl (append-only). Times are int64 unix
 // nanoseconds derived from the monotonic clock (0 when absent); latencies are ms and nil
-// when undefined. Semantics follow AIPerf (../shared/DESIGN.md "Metric semantics").
+// when undefined. Semantics follow AIPerf (docs/metrics.md).
 type Record struct {
 	RunID       string  `json:"run_id"`
 	Segment     string  `json:"segment"`                // the segment this request was drawn from
