@@ -19,7 +19,6 @@ import (
 	"github.com/llmcap/llmcap/rundir"
 
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/sim"
 )
 
 // Options configures a sweep.
@@ -235,17 +234,13 @@ func (rn *runner) startTarget(ctx context.Context) (stop func() error, err error
 	noop := func() error { return nil }
 	switch {
 	case t.IsSimulator():
-		// The simulator outlives ctx so in-flight bookkeeping finishes after Ctrl-C.
-		srv, err := sim.Start(context.WithoutCancel(ctx), t.Simulator, "127.0.0.1:0")
+		srv, err := launch.Simulator(ctx, t.Simulator)
 		if err != nil {
-			return nil, fmt.Errorf("sweep: start simulator: %w", err)
+			return nil, fmt.Errorf("sweep: %w", err)
 		}
-		rn.baseURL = srv.URL()
-		rn.meta.Target = rundir.TargetInfo{URL: srv.URL(), Simulator: true}
-		if s, ok := any(srv).(interface{ Settings() map[string]any }); ok {
-			rn.meta.Target.Settings = s.Settings()
-		}
-		return srv.Close, nil
+		rn.baseURL = srv.URL
+		rn.meta.Target = rundir.TargetInfo{URL: srv.URL, Simulator: true, Settings: srv.Settings}
+		return srv.Stop, nil
 	case rn.opts.Launcher != nil:
 		stop, err = rn.opts.Launcher.Start(ctx, rn.plan, rn.dir)
 	case t.Launch != nil:
