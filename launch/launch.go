@@ -130,17 +130,37 @@ func Command(ctx context.Context, p *plan.Plan, runDir string) (stop func() erro
 	return stop, nil
 }
 
-// WaitReady polls url (GET, every 500 ms) until it answers 200, and fails when exited is
-// closed (the server process ended), ctx ends or timeout passes. Used for a launched
-// server's readiness on GET {url}/models.
+// WaitReady polls url (GET, every 500 ms) until it answers 200 twice in a row, one poll
+// apart, with the process still running, and fails when exited is closed (the server
+// process ended), ctx ends or timeout passes. The second answer guards against another
+// server already on the port: a launched server that dies on "address in use" must not
+// be taken for ready because its neighbour answers. Used for a launched server's
+// readiness on GET {url}/models.
 func WaitReady(ctx context.Context, url string, timeout time.Duration, exited <-chan struct{}) error {
 	deadline := time.Now().Add(timeout)
 	client := &http.Client{Timeout: 5 * time.Second}
+	oks := 0
 	for {
-		resp, err := client.Get(url)
-		if err == nil {
+		select {
+		case <-exited:
+			return errors.New("server exited before it was ready")
+		default:
+		}
+		if resp, err := client.Get(url); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
+				oks++
+			} else {
+				oks = 0
+			}
+		} else {
+			oks = 0
+		}
+		if oks >= 2 {
+			select {
+			case <-exited:
+				return errors.New("server exited before it was ready")
+			default:
 				return nil
 			}
 		}
