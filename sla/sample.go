@@ -56,8 +56,10 @@ type Request struct {
 	// failed with the error class "cancelled").
 	CutOff bool
 	// OK: the request succeeded.
-	OK                           bool
-	OutputTokens                 int
+	OK bool
+	// OutputTokens is the reply's length in tokens.
+	OutputTokens int
+	// TTFTMs, TTFOMs, ITLMs and E2EMs are the request's latencies.
 	TTFTMs, TTFOMs, ITLMs, E2EMs *float64
 }
 
