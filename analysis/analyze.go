@@ -133,20 +133,19 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	for i := range pairs {
 		steps[i], smp[i] = pairs[i].s, pairs[i].sm
 	}
-	maxErr := maxErrorRate(p.SLA)
 	sf := fitSteps(steps, cons, nil)
 	classifySteps(steps, sf)
 	if sf.ok {
 		sa.Fit = buildFit(steps, sf)
 	}
 	project := canProject(steps, sf, sa.Fit)
-	r := capacityOf(steps, cons, maxErr, sf, project)
+	r := capacityOf(steps, p.SLA, sf, project)
 	c := Capacity{Method: r.method, LimitingConstraint: r.binding}
 	c.Bottleneck, c.BottleneckEvidence = bottleneckOf(r, steps, sf)
 	atCapacity(&c, r, steps, sf, p.SLA.ThinkTime.Seconds())
 	c.CILow, c.CIHigh = r.value, r.value
 	if sf.ok {
-		b := bootstrapSegment(steps, smp, cons, maxErr, sf, project, seed^hashString(name))
+		b := bootstrapSegment(steps, smp, cons, p.SLA, sf, project, seed^hashString(name))
 		applyBootstrap(sa.Fit, &c, b, r)
 	}
 	if c.OfferedRateRps > 0 { // the band in served, not offered, requests/s

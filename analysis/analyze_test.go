@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/sla"
 
 	"github.com/llmcap/llmcap/plan"
 )
@@ -193,19 +194,24 @@ func TestSizingAndAnswer(t *testing.T) {
 }
 
 func TestMeasuredCapacityInterpolatesBindingConstraint(t *testing.T) {
-	cons := []plan.Constraint{{Metric: "ttft", Stat: "p95", ThresholdMs: 500}, {Metric: "itl", Stat: "p50", ThresholdMs: 30}}
-	steps := []ladderStep{
-		{load: 8, requests: 10, stats: map[string]float64{"ttft:p95": 200, "itl:p50": 20}},
-		{load: 16, requests: 10, stats: map[string]float64{"ttft:p95": 400, "itl:p50": 25}},
-		// TTFT crosses 500 at 16 + 8·(100/400) = 18; ITL crosses 30 at 16 + 8·(5/10) = 20.
-		{load: 24, requests: 10, stats: map[string]float64{"ttft:p95": 800, "itl:p50": 35}},
+	spec := plan.SLA{TTFTMs: map[string]float64{"p95": 500}, ITLMs: map[string]float64{"p50": 30}}
+	step := func(load, ttftP95, itlP50 float64) ladderStep {
+		s := StepStats{Load: load, Requests: 10, itlEligible: 10,
+			TTFTMs: Summary{N: 10, P95: ttftP95}, ITLMs: Summary{N: 10, P50: itlP50}}
+		return ladderFrom([]StepStats{s}, spec)[0]
 	}
-	r := measuredCapacity(steps, cons, 0.01)
-	if r.method != MethodMeasured || r.binding != "TTFT p95 ≤ 500 ms" {
+	steps := []ladderStep{
+		step(8, 200, 20),
+		step(16, 400, 25),
+		// TTFT crosses 500 at 16 + 8·(100/400) = 18; ITL crosses 30 at 16 + 8·(5/10) = 20.
+		step(24, 800, 35),
+	}
+	r := measuredCapacity(steps)
+	if r.method != MethodMeasured || r.binding != "TTFT p95 ≤ 500 ms" || r.bound != (sla.Bound{Metric: sla.TTFT, Stat: sla.P95, Threshold: 500}) {
 		t.Fatalf("%+v", r)
 	}
 	near(t, "capacity", r.value, 18, 1e-9)
-	r = measuredCapacity(steps[2:], cons, 0.01)
+	r = measuredCapacity(steps[2:])
 	if r.method != MethodBelowFirstStep || r.binding != "TTFT p95 ≤ 500 ms" {
 		t.Errorf("below first step: %+v", r)
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sla"
 )
 
 // Bootstrap bounds: bootReps resamples, each resampling at most bootMaxDraws values per
@@ -27,7 +28,7 @@ type bootResult struct {
 
 // bootstrapSegment resamples each step's requests, refits the model and recomputes the
 // capacity, bootReps times, deterministically from seed.
-func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constraint, maxErr float64,
+func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constraint, spec plan.SLA,
 	sf segFit, project bool, seed uint64) bootResult {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	loads := curveLoads(steps)
@@ -52,7 +53,7 @@ func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constra
 			c = math.Inf(1)
 		}
 		out.slots = append(out.slots, c)
-		out.caps = append(out.caps, capacityOf(rep, cons, maxErr, rf, project).value)
+		out.caps = append(out.caps, capacityOf(rep, spec, rf, project).value)
 		for j, l := range loads {
 			if cp, ok := curvePoint(rf, l); ok {
 				out.curves[j] = append(out.curves[j], cp.TTFTp95Ms)
@@ -92,7 +93,7 @@ func ci95(xs []float64) (float64, float64) {
 	}
 	c := append([]float64(nil), xs...)
 	sort.Float64s(c)
-	return percentileSorted(c, 2.5), percentileSorted(c, 97.5)
+	return sla.Percentile(c, 0.025), sla.Percentile(c, 0.975)
 }
 
 // ciAround returns the 95% percentile interval of the bootstrap values xs widened to

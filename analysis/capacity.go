@@ -3,9 +3,9 @@ package analysis
 import (
 	"math"
 	"sort"
-	"strings"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sla"
 )
 
 // Capacity methods.
@@ -17,16 +17,11 @@ const (
 	MethodNoData         = "no_data"
 )
 
-// ladderStep is what the capacity search needs of one step.
+// ladderStep is what the capacity search needs of one step: its load and the SLA
+// judge's verdict on it (sla.Judge), with every bound's measured value.
 type ladderStep struct {
-	load     float64
-	stats    map[string]float64 // "metric:stat" → ms
-	errRate  float64
-	requests int
-	// allFailed: every measured request failed (latencies missing for that reason).
-	allFailed bool
-	// na: constraints ("metric:stat") that cannot apply at this step (notApplicable).
-	na map[string]bool
+	load    float64
+	verdict sla.Verdict
 }
 
 // capResult is a capacity found on a ladder.
@@ -34,53 +29,53 @@ type capResult struct {
 	value   float64 // load within the SLA
 	method  string
 	binding string // constraint that binds first
-	pass    int    // index of the last passing step (−1 none)
-	fail    int    // index of the first failing step (−1 none)
-	frac    float64
+	// bound is the binding SLA bound when a step's verdict named it (measured or
+	// below the first step); zero for a model projection or a step without requests.
+	bound sla.Bound
+	pass  int // index of the last passing step (−1 none)
+	fail  int // index of the first failing step (−1 none)
+	frac  float64
 }
 
-// violation is one broken bound at a step: its name, the measured value and threshold.
+// violation is one broken bound at a step: its name, bound, measured value and threshold.
 type violation struct {
 	name       string
+	bound      sla.Bound // zero for "no measured requests"
 	value, thr float64
 }
 
-// violations lists the constraints a step breaks (missing data breaks a constraint).
-// A step whose measured requests all failed breaks only the error-rate bound: its
-// latencies are missing because nothing succeeded, not because they were slow.
-func violations(s ladderStep, cons []plan.Constraint, maxErr float64) []violation {
-	if s.requests > 0 && s.allFailed {
-		return []violation{{errorBoundName(maxErr), s.errRate, maxErr}}
+// noRequestsName is the violation of a step without judged requests.
+const noRequestsName = "no measured requests"
+
+// violations lists the bounds the verdict on a step breaks (missing data breaks a
+// constraint, +Inf). A step whose measured requests all failed breaks only the
+// error-rate bound; one without judged requests breaks noRequestsName.
+func violations(s ladderStep) []violation {
+	if s.verdict.Empty {
+		return []violation{{name: noRequestsName, value: math.Inf(1)}}
 	}
 	var out []violation
-	for _, c := range cons {
-		v, ok := s.stats[statKey(c.Metric, c.Stat)]
-		if !ok && s.na[statKey(c.Metric, c.Stat)] {
-			continue
-		}
-		if !ok {
-			v = math.Inf(1)
-		}
-		if v > c.ThresholdMs {
-			out = append(out, violation{constraintName(c), v, c.ThresholdMs})
-		}
-	}
-	if s.errRate > maxErr {
-		out = append(out, violation{errorBoundName(maxErr), s.errRate, maxErr})
-	}
-	if s.requests == 0 {
-		out = append(out, violation{"no measured requests", math.Inf(1), 0})
+	for _, c := range s.verdict.Violations() {
+		out = append(out, violation{boundName(c.Bound), c.Bound, c.Value, c.Bound.Threshold})
 	}
 	return out
+}
+
+// boundName names an SLA bound: "TTFT p95 ≤ 500 ms" (constraintName) or "error rate ≤ 1%".
+func boundName(b sla.Bound) string {
+	if b.Metric == sla.ErrorRate {
+		return errorBoundName(b.Threshold)
+	}
+	return constraintName(b.Constraint())
 }
 
 // measuredCapacity finds the largest load within the SLA on a ladder sorted by load:
 // between the last passing step and the first failing one it interpolates each broken
 // constraint linearly and takes the lowest crossing (the binding constraint).
-func measuredCapacity(steps []ladderStep, cons []plan.Constraint, maxErr float64) capResult {
+func measuredCapacity(steps []ladderStep) capResult {
 	r := capResult{pass: -1, fail: -1}
 	for i, s := range steps {
-		if len(violations(s, cons, maxErr)) > 0 {
+		if !s.verdict.Pass {
 			r.fail = i
 			break
 		}
@@ -95,26 +90,27 @@ func measuredCapacity(steps []ladderStep, cons []plan.Constraint, maxErr float64
 		return r
 	case r.fail == 0:
 		r.method = MethodBelowFirstStep
-		vs := violations(steps[0], cons, maxErr)
-		r.binding = worstViolation(vs)
+		vs := violations(steps[0])
+		w := worstViolation(vs)
 		for _, v := range vs {
-			if isErrorBound(v.name) { // failing requests come before any latency
-				r.binding = v.name
+			if v.bound.Metric == sla.ErrorRate { // failing requests come before any latency
+				w = v
 			}
 		}
+		r.binding, r.bound = w.name, w.bound
 		return r
 	}
 	a, b := steps[r.pass], steps[r.fail]
 	r.method, r.value, r.frac = MethodMeasured, b.load, 1
-	for _, v := range violations(b, cons, maxErr) {
-		va := valueAt(a, v.name, cons)
+	for _, v := range violations(b) {
+		va := valueAt(a, v.bound)
 		f := 0.0
 		if !math.IsInf(v.value, 1) && v.value > va {
 			f = (v.thr - va) / (v.value - va)
 		}
 		f = math.Max(0, math.Min(1, f))
 		if x := a.load + f*(b.load-a.load); x < r.value || r.binding == "" {
-			r.value, r.binding, r.frac = x, v.name, f
+			r.value, r.binding, r.bound, r.frac = x, v.name, v.bound, f
 		}
 	}
 	return r
@@ -123,29 +119,28 @@ func measuredCapacity(steps []ladderStep, cons []plan.Constraint, maxErr float64
 // errorBoundName names the error-rate bound, e.g. "error rate ≤ 1%".
 func errorBoundName(maxErr float64) string { return "error rate ≤ " + fmtNum(100*maxErr) + "%" }
 
-// isErrorBound reports whether a bound name is the error-rate bound.
-func isErrorBound(name string) bool { return strings.HasPrefix(name, "error rate") }
-
-// valueAt returns step s's value of the named bound (constraint or error rate).
-func valueAt(s ladderStep, name string, cons []plan.Constraint) float64 {
-	for _, c := range cons {
-		if constraintName(c) == name {
-			return s.stats[statKey(c.Metric, c.Stat)]
+// valueAt returns step s's measured value of bound b (0 when the verdict has none, or
+// the bound did not apply).
+func valueAt(s ladderStep, b sla.Bound) float64 {
+	for _, c := range s.verdict.Checks {
+		if c.Bound == b && !math.IsNaN(c.Value) {
+			return c.Value
 		}
 	}
-	return s.errRate
+	return 0
 }
 
-// worstViolation names the bound broken by the largest factor.
-func worstViolation(vs []violation) string {
-	best, ratio := "", -1.0
+// worstViolation returns the bound broken by the largest factor (the first of equals).
+func worstViolation(vs []violation) violation {
+	var best violation
+	ratio := -1.0
 	for _, v := range vs {
 		r := math.Inf(1)
 		if v.thr > 0 {
 			r = v.value / v.thr
 		}
 		if r > ratio {
-			best, ratio = v.name, r
+			best, ratio = v, r
 		}
 	}
 	return best
@@ -214,24 +209,12 @@ func (e modelEval) maxLoad(lo, hi float64) (n float64, binding string, ok bool) 
 	return hi, "", true
 }
 
-// ladderFrom converts step statistics (sorted by load) to capacity inputs.
-func ladderFrom(steps []StepStats, cons []plan.Constraint) []ladderStep {
+// ladderFrom converts step statistics (sorted by load) to capacity inputs, judging
+// each step against spec.
+func ladderFrom(steps []StepStats, spec plan.SLA) []ladderStep {
 	out := make([]ladderStep, 0, len(steps))
 	for i := range steps {
-		s := &steps[i]
-		ls := ladderStep{load: s.Load, errRate: s.ErrorRate, requests: s.Requests, allFailed: s.Requests > 0 && s.Errors >= s.Requests,
-			stats: map[string]float64{}}
-		for _, c := range cons {
-			if v, ok := statOf(summaryOf(s, c.Metric), c.Stat); ok {
-				ls.stats[statKey(c.Metric, c.Stat)] = v
-			} else if notApplicable(s, c) {
-				if ls.na == nil {
-					ls.na = map[string]bool{}
-				}
-				ls.na[statKey(c.Metric, c.Stat)] = true
-			}
-		}
-		out = append(out, ls)
+		out = append(out, ladderStep{load: steps[i].Load, verdict: sla.Judge(spec, stepSample(&steps[i]))})
 	}
 	return out
 }
@@ -244,14 +227,4 @@ func sortSteps(steps []StepStats) {
 		}
 		return steps[i].Step < steps[j].Step
 	})
-}
-
-// percentileOf returns the p-th percentile of xs (unsorted; copied).
-func percentileOf(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	c := append([]float64(nil), xs...)
-	sort.Float64s(c)
-	return percentileSorted(c, p)
 }

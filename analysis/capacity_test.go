@@ -3,11 +3,13 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/sla"
 
 	"github.com/llmcap/llmcap/plan"
 )
@@ -141,8 +143,10 @@ func TestCIAroundContainsTheEstimate(t *testing.T) {
 		t.Fatalf("test data: percentile low %.3f already contains 16", lo)
 	}
 	lo, hi = ciAround(xs, 16)
-	if lo != 16 || hi != percentileOf(xs, 97.5) {
-		t.Errorf("ciAround = [%.3f, %.3f], want [16, %.3f]", lo, hi, percentileOf(xs, 97.5))
+	sorted := append([]float64(nil), xs...)
+	sort.Float64s(sorted)
+	if p975 := sla.Percentile(sorted, 0.975); lo != 16 || hi != p975 {
+		t.Errorf("ciAround = [%.3f, %.3f], want [16, %.3f]", lo, hi, p975)
 	}
 	if lo, hi := ciAround(nil, 7); lo != 7 || hi != 7 {
 		t.Errorf("empty bootstrap: [%v, %v]", lo, hi)

@@ -47,17 +47,18 @@ func TestITLSLANotApplicableToOneTokenReplies(t *testing.T) {
 // failure (the error rate), and a step with two-token replies but no ITL values is
 // "no data", not "not applicable".
 func TestITLNoDataStillViolatesWhenRequestsFail(t *testing.T) {
-	cons := []plan.Constraint{{Metric: "itl", Stat: "p95", ThresholdMs: 50}}
+	spec := plan.SLA{ITLMs: map[string]float64{"p95": 50}}
+	cons := constraintsOf(spec)
 	failed := StepStats{Requests: 10, Errors: 10, ErrorRate: 1}
-	if ok, v := checkSLA(&failed, cons, plan.SLA{}); ok {
+	if ok, v := checkSLA(&failed, spec); ok {
 		t.Errorf("all failed: meets SLA (%v)", v)
 	}
 	twoTok := StepStats{Requests: 10, itlEligible: 10}
-	if ok, v := checkSLA(&twoTok, cons, plan.SLA{}); ok || len(v) != 1 || !strings.Contains(v[0], "no data") {
+	if ok, v := checkSLA(&twoTok, spec); ok || len(v) != 1 || !strings.Contains(v[0], "no data") {
 		t.Errorf("two-token replies without ITL: ok %v, violations %v", ok, v)
 	}
 	oneTok := StepStats{Requests: 10}
-	if ok, v := checkSLA(&oneTok, cons, plan.SLA{}); !ok {
+	if ok, v := checkSLA(&oneTok, spec); !ok {
 		t.Errorf("one-token replies: violations %v", v)
 	}
 	q := request{ok: true, output: 1, ttft: 5, itl: math.NaN(), e2e: 5}

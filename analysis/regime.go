@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sla"
 )
 
 // Regime thresholds: a metric "rises" when it exceeds the lightest step's by these factors.
@@ -130,7 +131,7 @@ func classify(s, base, prev *StepStats, sf segFit) (string, string) {
 // else the model's regime at the capacity load, else one inferred from the binding
 // constraint.
 func bottleneckOf(r capResult, steps []StepStats, sf segFit) (string, string) {
-	if isErrorBound(r.binding) {
+	if r.bound.Metric == sla.ErrorRate {
 		i := r.fail
 		if r.method == MethodBelowFirstStep || i < 0 {
 			i = 0

@@ -70,11 +70,11 @@ func canProject(steps []StepStats, sf segFit, f *Fit) bool {
 // every step met it, the highest load tested (at_least) or, with project, the model's
 // projection up to projectMaxFactor × the last load. A ladder without measured requests
 // has no capacity (no_data).
-func capacityOf(steps []StepStats, cons []plan.Constraint, maxErr float64, sf segFit, project bool) capResult {
+func capacityOf(steps []StepStats, spec plan.SLA, sf segFit, project bool) capResult {
 	if !anyMeasured(steps) {
 		return capResult{method: MethodNoData, pass: -1, fail: -1}
 	}
-	r := measuredCapacity(ladderFrom(steps, cons), cons, maxErr)
+	r := measuredCapacity(ladderFrom(steps, spec))
 	if r.method == MethodAtLeast && steps[0].Schedule == plan.ScheduleTrace {
 		r.method = MethodMeasured // a replayed trace has one load: it passed as measured
 		r.pass, r.fail, r.frac = len(steps)-1, len(steps)-1, 0

@@ -96,7 +96,7 @@ func TestRealSimulatorRecovery(t *testing.T) {
 		// and the simulator; the prediction check runs in the plain `go test` run.
 		t.Skip("race detector on: latency predictions are judged without -race")
 	}
-	checkLowerHalfPrediction(t, sa.Steps, constraintsOf(p.SLA), maxErrorRate(p.SLA), c)
+	checkLowerHalfPrediction(t, sa.Steps, p.SLA, c)
 }
 
 // queuedThroughputCV is the coefficient of variation of request throughput over the
@@ -116,11 +116,11 @@ func queuedThroughputCV(steps []StepStats) float64 {
 
 // checkLowerHalfPrediction fits the lower half of the ladder and compares its TTFT p95
 // and capacity predictions with the measured upper half.
-func checkLowerHalfPrediction(t *testing.T, steps []StepStats, cons []plan.Constraint, maxErr float64, full Capacity) {
+func checkLowerHalfPrediction(t *testing.T, steps []StepStats, spec plan.SLA, full Capacity) {
 	t.Helper()
 	half := len(steps) / 2
 	lower := append([]StepStats(nil), steps[:half]...)
-	sf := fitSteps(lower, cons, nil)
+	sf := fitSteps(lower, constraintsOf(spec), nil)
 	if !sf.ok {
 		t.Fatal("lower-half fit failed")
 	}
@@ -133,7 +133,7 @@ func checkLowerHalfPrediction(t *testing.T, steps []StepStats, cons []plan.Const
 			t.Errorf("load %v: TTFT p95 prediction off by %.1f%% (> 15%%)", s.Load, 100*rel)
 		}
 	}
-	r := capacityOf(lower, cons, maxErr, sf, true) // the model's projection is what is tested
+	r := capacityOf(lower, spec, sf, true) // the model's projection is what is tested
 	mc := full.MaxConcurrencyWithinSLA
 	t.Logf("max concurrency within SLA: measured %.2f (%s), predicted from the lower half %.2f (%s): %+.1f%%",
 		mc, full.Method, r.value, r.method, 100*(r.value-mc)/mc)

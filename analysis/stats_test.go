@@ -11,16 +11,22 @@ import (
 	"github.com/llmcap/llmcap/plan"
 )
 
-func TestPercentileMatchesNumpyLinear(t *testing.T) {
-	// Values from numpy.percentile(x, p) with the default "linear" method.
-	x := []float64{15, 20, 35, 40, 50}
-	for _, c := range []struct{ p, want float64 }{{0, 15}, {40, 29}, {50, 35}, {90, 46}, {95, 48}, {100, 50}} {
-		near(t, "percentile", percentileSorted(x, c.p), c.want, 1e-9)
+// TestSummarizeUsesTheSLAPercentile: the analysis' summaries are sla.Summarize's
+// (numpy "linear" percentiles, tested in sla/percentile_test.go): numpy.percentile of
+// [15 20 35 40 50] at 40, 90, 95 gives 29, 46, 48 (ranks 1.6, 3.6, 3.8).
+func TestSummarizeUsesTheSLAPercentile(t *testing.T) {
+	s := summarize([]float64{50, 15, 40, 20, 35})
+	near(t, "p50", s.P50, 35, 1e-9)
+	near(t, "p90", s.P90, 46, 1e-9)
+	near(t, "p95", s.P95, 48, 1e-9)
+	near(t, "mean", s.Mean, 32, 1e-9)
+	if v, ok := statOf(s, "p95"); !ok || v != s.P95 {
+		t.Errorf("statOf p95 = %v, %v", v, ok)
 	}
-	y := []float64{1, 2, 3, 4}
-	near(t, "p90", percentileSorted(y, 90), 3.7, 1e-9)
-	near(t, "p99", percentileSorted(y, 99), 3.97, 1e-9)
-	s := summarize([]float64{7})
+	if _, ok := statOf(s, "p999"); ok {
+		t.Error("statOf knows p999")
+	}
+	s = summarize([]float64{7})
 	if s.P99 != 7 || s.StdDev != 0 || s.N != 1 {
 		t.Errorf("single value summary %+v", s)
 	}

@@ -5,9 +5,9 @@ import (
 	"math"
 	"sort"
 
-	"github.com/llmcap/llmcap/rundir"
-
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/sla"
 )
 
 // stepSamples are the per-request values of one step's successful measured requests,
@@ -117,7 +117,7 @@ func (acc *stepAcc) finish(s *StepStats) {
 
 // computeStep computes the statistics of one step from its records (warm-up excluded;
 // measure and grace included) and returns the per-request samples behind them.
-func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) (StepStats, *stepSamples) {
+func computeStep(st *store, in stepInput, cons []plan.Constraint, spec plan.SLA) (StepStats, *stepSamples) {
 	s := StepStats{Step: in.step, Segment: in.segment, Schedule: in.schedule,
 		Concurrency: in.concurrency, Rate: in.rate, ErrorClasses: map[string]int{},
 		MixShare: in.share, mixE2EMs: in.mixE2EMs}
@@ -166,7 +166,7 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, sla plan.SLA) 
 	s.ClientLimited = clientLimited(&s)
 	s.LittleThroughputRps = littleThroughput(&s)
 	s.SteadyState, s.SteadyStateReason = steadyState(&s, sm)
-	s.MeetsSLA, s.SLAViolations = checkSLA(&s, cons, sla)
+	s.MeetsSLA, s.SLAViolations = checkSLA(&s, spec)
 	return s, sm
 }
 
@@ -291,53 +291,32 @@ func summaryOf(s *StepStats, metric string) Summary {
 	return Summary{}
 }
 
-// notApplicable reports whether constraint c cannot apply to step s: an ITL constraint
-// at a step with successful requests none of which produced two output tokens (ITL is
-// defined for OSL ≥ 2 only). Missing data because requests failed is not this case.
+// stepSample is what the SLA judge sees of step s: its judged requests (measured,
+// cut-off ones apart), errors, ITL-eligible replies and latency summaries.
+func stepSample(s *StepStats) sla.Sample {
+	return sla.Sample{Requests: s.Requests, Errors: s.Errors, CutOff: s.Cancelled, ITLEligible: s.itlEligible,
+		TTFT: sla.Summary(s.TTFTMs), TTFO: sla.Summary(s.TTFOMs), ITL: sla.Summary(s.ITLMs), E2E: sla.Summary(s.E2EMs)}
+}
+
+// notApplicable reports whether constraint c cannot apply to step s
+// (sla.Sample.NotApplicable: an ITL constraint where no successful reply had two
+// output tokens).
 func notApplicable(s *StepStats, c plan.Constraint) bool {
-	return c.Metric == "itl" && s.Requests > s.Errors && s.itlEligible == 0
+	m, ok := sla.ParseMetric(c.Metric)
+	return ok && stepSample(s).NotApplicable(m)
 }
 
-// checkSLA reports whether the step meets every constraint and the error-rate bound,
-// and lists the violations. A constraint that cannot apply (notApplicable) holds.
-func checkSLA(s *StepStats, cons []plan.Constraint, sla plan.SLA) (bool, []string) {
-	var v []string
-	// With no successful request the latencies are missing because nothing succeeded:
-	// the error rate (or the lack of measured requests) is the violation, not "no data".
-	for _, c := range cons {
-		if s.Requests == 0 || s.Errors >= s.Requests {
-			break
-		}
-		x, ok := statOf(summaryOf(s, c.Metric), c.Stat)
-		switch {
-		case !ok && notApplicable(s, c):
-		case !ok:
-			v = append(v, fmt.Sprintf("%s %s: no data", c.Metric, c.Stat))
-		case x > c.ThresholdMs:
-			v = append(v, fmt.Sprintf("%s %s %.0f ms > %.0f ms", c.Metric, c.Stat, x, c.ThresholdMs))
-		}
-	}
-	if maxErr := maxErrorRate(sla); s.ErrorRate > maxErr {
-		v = append(v, fmt.Sprintf("error rate %.1f%% > %.1f%%", 100*s.ErrorRate, 100*maxErr))
-	}
-	if s.Requests == 0 {
-		v = append(v, "no measured requests")
-	}
-	return len(v) == 0, v
-}
-
-// maxErrorRate is the SLA's error-rate bound (default 0.01 when unset).
-func maxErrorRate(sla plan.SLA) float64 {
-	if sla.MaxErrorRate <= 0 {
-		return 0.01
-	}
-	return sla.MaxErrorRate
+// checkSLA judges step s against spec (sla.Judge): whether it meets every constraint
+// and the error-rate bound, and the violations, e.g. "ttft p95 812 ms > 500 ms".
+func checkSLA(s *StepStats, spec plan.SLA) (bool, []string) {
+	v := sla.Judge(spec, stepSample(s))
+	return v.Pass, v.Reasons()
 }
 
 // constraintsOf flattens the SLA maps into constraints in plan.Plan.Constraints' order
 // (metric ttft, ttfo, itl, e2e; stat p50, p90, p95, p99, mean).
-func constraintsOf(sla plan.SLA) []plan.Constraint {
-	p := plan.Plan{SLA: sla}
+func constraintsOf(spec plan.SLA) []plan.Constraint {
+	p := plan.Plan{SLA: spec}
 	return p.Constraints()
 }
 

@@ -158,8 +158,8 @@ func (c *Capturer) beforeKnee(step plan.Step, runDir string) bool {
 		if idx >= step.Index {
 			continue
 		}
-		if ok, why := QuickSLACheck(recs, c.p.SLA); !ok {
-			c.log.Info("capture knee: passed", "segment", step.Segment, "failed_step", idx, "reason", why)
+		if v := QuickSLACheck(recs, c.p.SLA); !v.Pass {
+			c.log.Info("capture knee: passed", "segment", step.Segment, "failed_step", idx, "reason", v.String())
 			c.mu.Lock()
 			c.kneeDone[step.Segment] = true
 			c.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/llmcap/llmcap/rundir"
 	"github.com/llmcap/llmcap/rundir/rundirtest"
+	"github.com/llmcap/llmcap/sla"
 
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/sweep"
@@ -95,7 +97,7 @@ func TestSelection(t *testing.T) {
 }
 
 func rec(stepIdx int, ttft float64) rundir.Record {
-	return rundir.Record{Segment: "chat", Step: stepIdx, Phase: rundir.PhaseMeasure, Status: rundir.StatusOK, TTFTMs: &ttft}
+	return rundir.Record{Segment: "chat", Step: stepIdx, Phase: rundir.PhaseMeasure, Status: rundir.StatusOK, OutputTokens: 8, TTFTMs: &ttft}
 }
 
 func writeRecords(t *testing.T, dir string, recs []rundir.Record) {
@@ -104,20 +106,23 @@ func writeRecords(t *testing.T, dir string, recs []rundir.Record) {
 }
 
 func TestQuickSLACheck(t *testing.T) {
-	sla := plan.SLA{TTFTMs: map[string]float64{"p95": 100, "mean": 80}, MaxErrorRate: 0.2}
+	spec := plan.SLA{TTFTMs: map[string]float64{"p95": 100, "mean": 80}, MaxErrorRate: 0.2}
 	pass := []rundir.Record{rec(0, 10), rec(0, 20), rec(0, 90)}
-	if ok, why := QuickSLACheck(pass, sla); !ok {
-		t.Errorf("passing step failed: %s", why)
+	if v := QuickSLACheck(pass, spec); !v.Pass {
+		t.Errorf("passing step failed: %s", v)
 	}
-	if ok, why := QuickSLACheck(append(pass, rec(0, 150)), sla); ok || !strings.Contains(why, "ttft p95 150.0") {
-		t.Errorf("p95 150 ms: ok=%v why=%q", ok, why)
+	// [10 20 90 150]: rank 3·0.95 = 2.85, p95 = 90 + 0.85·60 = 141 ms.
+	v := QuickSLACheck(append(pass, rec(0, 150)), spec)
+	if c := v.Violations(); v.Pass || len(c) != 1 || c[0].Bound.Metric != sla.TTFT || c[0].Bound.Stat != sla.P95 ||
+		math.Abs(c[0].Value-141) > 1e-9 || v.String() != "ttft p95 141 ms > 100 ms" {
+		t.Errorf("p95 141 ms: %+v %q", v, v)
 	}
 	bad := rundir.Record{Step: 0, Phase: rundir.PhaseMeasure, Status: rundir.StatusError}
-	if ok, why := QuickSLACheck(append(pass, bad, bad), sla); ok || !strings.Contains(why, "error rate") {
-		t.Errorf("40%% errors: ok=%v why=%q", ok, why)
+	if v := QuickSLACheck(append(pass, bad, bad), spec); v.Pass || !strings.Contains(v.String(), "error rate 40.0% > 20.0%") {
+		t.Errorf("40%% errors: %+v %q", v, v)
 	}
-	if ok, _ := QuickSLACheck(nil, sla); ok {
-		t.Error("no records passed")
+	if v := QuickSLACheck(nil, spec); v.Pass || !v.Empty {
+		t.Errorf("no records: %+v", v)
 	}
 }
 

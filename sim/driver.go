@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/llmcap/llmcap/sla"
 )
 
 // stream is the driver → HTTP handler hand-off of one request: the driver stores the
@@ -66,10 +68,13 @@ func (s *Server) Stats() DriverStats {
 	defer s.mu.Unlock()
 	st := DriverStats{Iterations: s.late.count, LatenessMax: s.late.max}
 	if n := len(s.late.samples); n > 0 {
-		v := slices.Clone(s.late.samples)
+		v := make([]float64, n)
+		for i, d := range s.late.samples {
+			v[i] = float64(d)
+		}
 		slices.Sort(v)
-		st.LatenessP50 = v[(n-1)/2]
-		st.LatenessP99 = v[min(n-1, int(float64(n)*0.99))]
+		st.LatenessP50 = time.Duration(sla.Percentile(v, 0.50))
+		st.LatenessP99 = time.Duration(sla.Percentile(v, 0.99))
 	}
 	return st
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/sla"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -67,9 +69,10 @@ func (p *progress) refresh() {
 func (p *progress) describe() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	v := append([]float64(nil), p.ttft...)
+	v := slices.Clone(p.ttft)
+	slices.Sort(v)
 	return fmt.Sprintf("%s %s | done %d | TTFT p50 %.0f ms p95 %.0f ms | errors %d",
-		p.st, p.phase, p.done, statOf(v, "p50"), statOf(append([]float64(nil), v...), "p95"), p.errors)
+		p.st, p.phase, p.done, sla.Percentile(v, 0.50), sla.Percentile(v, 0.95), p.errors)
 }
 
 // beginStep shows a new step.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/sla"
 )
 
 // TestStepDoneLineLogged: without a terminal, every finished step logs one line with
@@ -31,9 +32,10 @@ func TestStepDoneLineLogged(t *testing.T) {
 	}
 }
 
-// TestStepLogCounts: the step-done line counts as the analysis does: measure and grace
-// requests, grace requests cancelled at the end of the grace period apart (not errors),
-// TTFT over successful requests with tokens; no TTFT is "–", never NaN.
+// TestStepLogCounts: the step-done line counts as the SLA judge and the analysis do
+// (stepSample): measure and grace requests, grace requests cancelled at the end of the
+// grace period apart (not errors), TTFT over successful requests with tokens; no TTFT
+// is "–", never NaN.
 func TestStepLogCounts(t *testing.T) {
 	ms := func(v float64) *float64 { return &v }
 	ok := func(phase string, ttft float64) stepResult {
@@ -50,15 +52,15 @@ func TestStepLogCounts(t *testing.T) {
 		fail(rundir.PhaseGrace, rundir.ErrCancelled), fail(rundir.PhaseGrace, rundir.ErrCancelled),
 		fail(rundir.PhaseGrace, rundir.ErrTimeoutIdle),
 	}
-	c := stepLogCounts(results)
-	if c.requests != 6 || c.errors != 3 || c.cancelled != 2 || len(c.ttft) != 3 {
-		t.Errorf("requests %d errors %d cancelled %d ttft %v; want 6, 3, 2 and 3 values", c.requests, c.errors, c.cancelled, c.ttft)
+	c := stepSample(results)
+	if c.Requests != 6 || c.Errors != 3 || c.CutOff != 2 || c.TTFT.N != 3 {
+		t.Errorf("requests %d errors %d cancelled %d ttft %d values; want 6, 3, 2 and 3", c.Requests, c.Errors, c.CutOff, c.TTFT.N)
 	}
-	if got := msText(statOf(c.ttft, "p50")); got != "20" {
+	if got := msText(c.TTFT, sla.P50); got != "20" {
 		t.Errorf("TTFT p50 %s, want 20", got)
 	}
-	none := stepLogCounts([]stepResult{fail(rundir.PhaseGrace, rundir.ErrCancelled)})
-	if got := msText(statOf(none.ttft, "p50")); got != "–" || none.requests != 0 || none.cancelled != 1 {
-		t.Errorf("all cancelled: TTFT %q requests %d cancelled %d, want –, 0, 1", got, none.requests, none.cancelled)
+	none := stepSample([]stepResult{fail(rundir.PhaseGrace, rundir.ErrCancelled)})
+	if got := msText(none.TTFT, sla.P50); got != "–" || none.Requests != 0 || none.CutOff != 1 {
+		t.Errorf("all cancelled: TTFT %q requests %d cancelled %d, want –, 0, 1", got, none.Requests, none.CutOff)
 	}
 }

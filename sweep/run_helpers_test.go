@@ -9,15 +9,25 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/sla"
 
 	"github.com/llmcap/llmcap/plan"
 )
+
+// quantileOf is the q-quantile (0..1) of xs by sla.Percentile, on a sorted copy; NaN
+// for none.
+func quantileOf(xs []float64, q float64) float64 {
+	v := slices.Clone(xs)
+	slices.Sort(v)
+	return sla.Percentile(v, q)
+}
 
 // rtServer is a real loopback OpenAI-compatible streaming server for the runner's tests:
 // it answers /v1/chat/completions and /v1/completions with max_tokens one-word chunks

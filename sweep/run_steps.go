@@ -7,9 +7,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/llmcap/llmcap/rundir"
-
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/sla"
 )
 
 // runSteps runs every step not yet finished, in order, applying the early-stop rule.
@@ -109,60 +109,30 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 
 // logStepDone logs one concise line per finished step (always, at info, so a
 // non-terminal stderr shows progress too): segment, load, requests, errors, cancelled,
-// TTFT p50/p95, elapsed and the remaining estimate, counted as the analysis counts them
-// (stepLogCounts).
+// TTFT p50/p95, elapsed and the remaining estimate, counted as the SLA judge and the
+// analysis count them (stepSample).
 func (rn *runner) logStepDone(st plan.Step, results []stepResult) {
-	c := stepLogCounts(results)
+	c := stepSample(results)
 	var left time.Duration
 	for _, s := range rn.meta.Steps {
 		if s.Index > st.Index {
 			left += s.Estimated
 		}
 	}
-	args := []any{"segment", st.Segment, st.Schedule, st.Load(), "requests", c.requests, "errors", c.errors}
-	if c.cancelled > 0 {
-		args = append(args, "cancelled", c.cancelled)
+	args := []any{"segment", st.Segment, st.Schedule, st.Load(), "requests", c.Requests, "errors", c.Errors}
+	if c.CutOff > 0 {
+		args = append(args, "cancelled", c.CutOff)
 	}
-	args = append(args, "ttft_p50_ms", msText(statOf(append([]float64(nil), c.ttft...), "p50")),
-		"ttft_p95_ms", msText(statOf(c.ttft, "p95")),
+	args = append(args, "ttft_p50_ms", msText(c.TTFT, sla.P50), "ttft_p95_ms", msText(c.TTFT, sla.P95),
 		"elapsed", time.Since(rn.started).Round(time.Second), "eta", left.Round(time.Second))
 	rn.log.Info(fmt.Sprintf("step %d/%d done", st.Index+1, len(rn.meta.Steps)), args...)
 }
 
-// stepLog is what the step-done line reports.
-type stepLog struct {
-	requests, errors, cancelled int
-	ttft                        []float64 // ms
-}
-
-// stepLogCounts counts a step's results as the analysis does (analysis/steps.go): the
-// requests of the measure and grace phases, except those still in flight when the grace
-// period ended (cancelled grace requests: cut off by the step protocol, counted apart);
-// errors among them; TTFT over the successful ones that returned tokens.
-func stepLogCounts(results []stepResult) stepLog {
-	var c stepLog
-	for _, r := range results {
-		rec := r.rec
-		switch {
-		case rec.Phase != rundir.PhaseMeasure && rec.Phase != rundir.PhaseGrace:
-			continue
-		case rec.Phase == rundir.PhaseGrace && !rec.OK() && rec.ErrorClass == rundir.ErrCancelled:
-			c.cancelled++
-			continue
-		}
-		c.requests++
-		if !rec.OK() {
-			c.errors++
-		} else if rec.OutputTokens > 0 && rec.TTFTMs != nil {
-			c.ttft = append(c.ttft, *rec.TTFTMs)
-		}
-	}
-	return c
-}
-
-// msText renders a latency in ms for the log: "–" when undefined.
-func msText(ms float64) string {
-	if math.IsNaN(ms) || math.IsInf(ms, 0) {
+// msText renders statistic stat of a latency summary in ms for the log: "–" when the
+// summary is empty.
+func msText(s sla.Summary, stat sla.Statistic) string {
+	ms, ok := s.Value(stat)
+	if !ok || math.IsNaN(ms) || math.IsInf(ms, 0) {
 		return "–"
 	}
 	return fmt.Sprintf("%.0f", ms)

@@ -127,12 +127,12 @@ func checkOpenLoop(t *testing.T, recs []rundir.Record, arrival string, rate floa
 	// the window. (Figures: BenchmarkOpenLoopScheduleLag; this 2-core machine is shared,
 	// so the bounds here are loose.)
 	q := n / 4
-	early, late := statOf(append([]float64(nil), lags[:q]...), "p50"), statOf(append([]float64(nil), lags[n-q:]...), "p50")
-	if p50 := statOf(append([]float64(nil), lags...), "p50"); p50 > 50 || late-early > 50 {
+	early, late := quantileOf(lags[:q], 0.5), quantileOf(lags[n-q:], 0.5)
+	if p50 := quantileOf(lags, 0.5); p50 > 50 || late-early > 50 {
 		t.Errorf("schedule lag p50 %.2f ms; first quarter %.2f ms, last quarter %.2f ms", p50, early, late)
 	}
-	if statOf(lags, "p0") < -0.01 {
-		t.Errorf("negative schedule lag %.3f ms", statOf(lags, "p0"))
+	if lo := quantileOf(lags, 0); lo < -0.01 {
+		t.Errorf("negative schedule lag %.3f ms", lo)
 	}
 }
 
@@ -244,6 +244,6 @@ func BenchmarkOpenLoopScheduleLag(b *testing.B) {
 			lags = append(lags, *r.ScheduleLagMs)
 		}
 	}
-	b.ReportMetric(statOf(append([]float64(nil), lags...), "p50"), "lag-p50-ms")
-	b.ReportMetric(statOf(lags, "p99"), "lag-p99-ms")
+	b.ReportMetric(quantileOf(lags, 0.5), "lag-p50-ms")
+	b.ReportMetric(quantileOf(lags, 0.99), "lag-p99-ms")
 }

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/llmcap/llmcap/rundir"
-
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/sla"
 )
 
 // Steady-state rule of the sweep's quick verdict (analysis recomputes its own).
@@ -104,8 +104,8 @@ func (s *stepRun) steadyVerdict(measured []*rundir.Record) (bool, string) {
 	if third < 2 {
 		return true, fmt.Sprintf("%d completed measured requests; too few for a trend check", len(ok))
 	}
-	first := recordStat(ok[:third], fieldTTFT, "p50")
-	last := recordStat(ok[len(ok)-third:], fieldTTFT, "p50")
+	first := ttftP50(ok[:third])
+	last := ttftP50(ok[len(ok)-third:])
 	if math.Abs(last-first) > steadyTrendMinMs &&
 		(last > steadyTrendRatio*first || first > steadyTrendRatio*last) {
 		return false, fmt.Sprintf("TTFT p50 trends from %.1f ms to %.1f ms across the window", first, last)
@@ -142,98 +142,44 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-// Record fields an SLA constraint can name.
-const (
-	fieldTTFT = "ttft"
-	fieldTTFO = "ttfo"
-	fieldITL  = "itl"
-	fieldE2E  = "e2e"
-)
-
-func recordField(r *rundir.Record, field string) *float64 {
-	switch field {
-	case fieldTTFT:
-		return r.TTFTMs
-	case fieldTTFO:
-		return r.TTFOMs
-	case fieldITL:
-		return r.ITLMs
-	case fieldE2E:
-		return r.E2EMs
-	}
-	return nil
-}
-
-// recordStat computes stat ("mean", "p50", "p95", ...) of field over the successful
-// records that define it, percentiles by linear interpolation between closest ranks
-// (numpy's default). NaN when no record defines it.
-func recordStat(recs []*rundir.Record, field, stat string) float64 {
+// ttftP50 is the median TTFT (ms, sla.Percentile) of the successful records that
+// define it; NaN when none does.
+func ttftP50(recs []*rundir.Record) float64 {
 	var v []float64
 	for _, r := range recs {
-		if p := recordField(r, field); r.OK() && p != nil {
-			v = append(v, *p)
+		if r.OK() && r.TTFTMs != nil {
+			v = append(v, *r.TTFTMs)
 		}
-	}
-	return statOf(v, stat)
-}
-
-func statOf(v []float64, stat string) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	if stat == "mean" {
-		var s float64
-		for _, x := range v {
-			s += x
-		}
-		return s / float64(len(v))
-	}
-	var q float64
-	if _, err := fmt.Sscanf(stat, "p%g", &q); err != nil || q < 0 || q > 100 {
-		return math.NaN()
 	}
 	slices.Sort(v)
-	pos := q / 100 * float64(len(v)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(v)-1)
-	return v[lo] + (v[hi]-v[lo])*(pos-float64(lo))
+	return sla.Percentile(v, 0.5)
 }
 
-// slaViolation reports whether a step's measured records break an SLA constraint by
-// more than factor (the early-stop rule), and which.
-func slaViolation(sla plan.SLA, results []stepResult, factor float64) (bool, string) {
-	var recs []*rundir.Record
-	failed, cut := 0, 0
+// slaRequest is what the SLA judge counts of a measured record: cut off when still in
+// flight at the end of the grace period (a grace-phase record cancelled by the step
+// protocol), its success, output tokens and latencies.
+func slaRequest(r *rundir.Record) sla.Request {
+	return sla.Request{CutOff: r.Phase == rundir.PhaseGrace && !r.OK() && r.ErrorClass == rundir.ErrCancelled,
+		OK: r.OK(), OutputTokens: r.OutputTokens, TTFTMs: r.TTFTMs, TTFOMs: r.TTFOMs, ITLMs: r.ITLMs, E2EMs: r.E2EMs}
+}
+
+// stepSample is what the SLA judge sees of a step's results: its measured records
+// (measure and grace phases; warm-up ones left out), counted by sla.Collector as the
+// analysis counts them.
+func stepSample(results []stepResult) sla.Sample {
+	var c sla.Collector
 	for _, r := range results {
-		switch {
-		case r.rec.Phase == rundir.PhaseWarmup:
-		case r.rec.Phase == rundir.PhaseGrace && r.rec.ErrorClass == rundir.ErrCancelled:
-			cut++ // cut off by the step protocol: not a server failure (as in analysis)
-		default:
-			recs = append(recs, r.rec)
-			if !r.rec.OK() {
-				failed++
-			}
+		if r.rec.Phase != rundir.PhaseWarmup {
+			c.Add(slaRequest(r.rec))
 		}
 	}
-	if len(recs) == 0 {
-		if cut > 0 {
-			return true, fmt.Sprintf("none of %d measured requests ended within the window and grace period", cut)
-		}
-		return false, ""
-	}
-	for _, c := range []struct {
-		field string
-		m     map[string]float64
-	}{{fieldTTFT, sla.TTFTMs}, {fieldTTFO, sla.TTFOMs}, {fieldITL, sla.ITLMs}, {fieldE2E, sla.E2EMs}} {
-		for stat, limit := range c.m {
-			if v := recordStat(recs, c.field, stat); v > factor*limit {
-				return true, fmt.Sprintf("%s %s %.1f ms > %g × %g ms", c.field, stat, v, factor, limit)
-			}
-		}
-	}
-	if rate := float64(failed) / float64(len(recs)); sla.MaxErrorRate > 0 && rate > factor*sla.MaxErrorRate {
-		return true, fmt.Sprintf("error rate %.3f > %g × %g", rate, factor, sla.MaxErrorRate)
-	}
-	return false, ""
+	return c.Sample()
+}
+
+// slaViolation is the early-stop decision on a step: whether sla.Judge's verdict on
+// its results breaks a bound of spec by more than factor (Verdict.BrokenBy), and how
+// (e.g. "ttft p95 812 ms > 2 × 300 ms"; "" when not).
+func slaViolation(spec plan.SLA, results []stepResult, factor float64) (bool, string) {
+	why, broken := sla.Judge(spec, stepSample(results)).BrokenBy(factor)
+	return broken, why
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sla"
 	"github.com/llmcap/llmcap/tracefile"
 )
 
@@ -250,7 +252,7 @@ func TestGammaArrivalsBurstiness(t *testing.T) {
 			gaps = append(gaps, float64(at-prev)/1e9)
 			prev = at
 		}
-		mean := statOf(gaps, "mean")
+		mean := sla.Summarize(slices.Clone(gaps)).Mean
 		var v float64
 		for _, g := range gaps {
 			v += (g - mean) * (g - mean)
