@@ -18,18 +18,10 @@ func QuickSLACheck(recs []rundir.Record, spec plan.SLA) sla.Verdict {
 	var c sla.Collector
 	for i := range recs {
 		if r := &recs[i]; r.Phase != rundir.PhaseWarmup {
-			c.Add(slaRequest(r))
+			c.Add(sla.RecordRequest(r))
 		}
 	}
 	return sla.Judge(spec, c.Sample())
-}
-
-// slaRequest is what the SLA judge counts of a measured record: cut off when still in
-// flight at the end of the grace period (a grace-phase record cancelled by the step
-// protocol), its success, output tokens and latencies.
-func slaRequest(r *rundir.Record) sla.Request {
-	return sla.Request{CutOff: r.Phase == rundir.PhaseGrace && !r.OK() && r.ErrorClass == rundir.ErrCancelled,
-		OK: r.OK(), OutputTokens: r.OutputTokens, TTFTMs: r.TTFTMs, TTFOMs: r.TTFOMs, ITLMs: r.ITLMs, E2EMs: r.E2EMs}
 }
 
 // readStepRecords reads runDir's records (rundir's reader and damage rule: the file may

@@ -1,5 +1,7 @@
 package sla
 
+import "github.com/llmcap/llmcap/rundir"
+
 // Sample is what the judge sees of one step: the measured requests (measure and grace
 // phases; warm-up ones are never judged) without those cut off at the end of the grace
 // period, and the latency summaries of the successful ones that returned tokens.
@@ -61,6 +63,14 @@ type Request struct {
 	OutputTokens int
 	// TTFTMs, TTFOMs, ITLMs and E2EMs are the request's latencies.
 	TTFTMs, TTFOMs, ITLMs, E2EMs *float64
+}
+
+// RecordRequest is what the judge sees of a run record: whether it was cut off (still in
+// flight at the end of the grace period: a grace-phase record cancelled by the step
+// protocol), its success, output tokens and latencies.
+func RecordRequest(r *rundir.Record) Request {
+	return Request{CutOff: r.Phase == rundir.PhaseGrace && !r.OK() && r.ErrorClass == rundir.ErrCancelled,
+		OK: r.OK(), OutputTokens: r.OutputTokens, TTFTMs: r.TTFTMs, TTFOMs: r.TTFOMs, ITLMs: r.ITLMs, E2EMs: r.E2EMs}
 }
 
 // Collector builds a Sample from requests, one Add each, by the analysis' rules: a

@@ -155,14 +155,6 @@ func ttftP50(recs []*rundir.Record) float64 {
 	return sla.Percentile(v, 0.5)
 }
 
-// slaRequest is what the SLA judge counts of a measured record: cut off when still in
-// flight at the end of the grace period (a grace-phase record cancelled by the step
-// protocol), its success, output tokens and latencies.
-func slaRequest(r *rundir.Record) sla.Request {
-	return sla.Request{CutOff: r.Phase == rundir.PhaseGrace && !r.OK() && r.ErrorClass == rundir.ErrCancelled,
-		OK: r.OK(), OutputTokens: r.OutputTokens, TTFTMs: r.TTFTMs, TTFOMs: r.TTFOMs, ITLMs: r.ITLMs, E2EMs: r.E2EMs}
-}
-
 // stepSample is what the SLA judge sees of a step's results: its measured records
 // (measure and grace phases; warm-up ones left out), counted by sla.Collector as the
 // analysis counts them.
@@ -170,7 +162,7 @@ func stepSample(results []stepResult) sla.Sample {
 	var c sla.Collector
 	for _, r := range results {
 		if r.rec.Phase != rundir.PhaseWarmup {
-			c.Add(slaRequest(r.rec))
+			c.Add(sla.RecordRequest(r.rec))
 		}
 	}
 	return c.Sample()
