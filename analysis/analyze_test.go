@@ -140,8 +140,8 @@ func TestMixSegmentsServerKernelsAndRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if projected != 1 || !strings.Contains(strings.Join(a.Warnings, "\n"), `"nope" not in the catalog`) {
-		t.Errorf("what-if rows %+v warnings %q", a.WhatIf, a.Warnings)
+	if projected != 1 || !strings.Contains(strings.Join(a.WarningMessages(), "\n"), `"nope" not in the catalog`) {
+		t.Errorf("what-if rows %+v warnings %q", a.WhatIf, a.WarningMessages())
 	}
 	if err := WriteJSON(dir, a); err != nil {
 		t.Fatal(err)
@@ -227,8 +227,8 @@ func TestBadInputs(t *testing.T) {
 	if n := a.Segments[0].Steps[0].Requests; n != 2 {
 		t.Errorf("requests %d, want 2 (escaped line decoded by the fallback)", n)
 	}
-	if !strings.Contains(strings.Join(a.Warnings, "\n"), "2 malformed lines") {
-		t.Errorf("warnings %q", a.Warnings)
+	if !strings.Contains(strings.Join(a.WarningMessages(), "\n"), "2 malformed lines") {
+		t.Errorf("warnings %q", a.WarningMessages())
 	}
 	if _, err := json.Marshal(a); err != nil {
 		t.Errorf("analysis does not encode: %v", err)

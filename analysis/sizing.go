@@ -183,7 +183,7 @@ func whatIfRows(c Capacity, sz sizing, whatIf []string) ([]WhatIf, []string) {
 
 // rooflineFactor scales capacity from GPU a to b: prefill ∝ FLOPS, decode (and the
 // queue, whose service time is mostly decode) ∝ HBM bandwidth.
-func rooflineFactor(a, b gpuSpec, bottleneck string) float64 {
+func rooflineFactor(a, b gpuSpec, bottleneck Regime) float64 {
 	if bottleneck == RegimePrefill {
 		if a.BF16TFLOPS > 0 {
 			return b.BF16TFLOPS / a.BF16TFLOPS
@@ -242,7 +242,7 @@ func answerSentence(a *Analysis, sz sizing) string {
 	case c.Bottleneck == RegimeErrors && c.Method == MethodBelowFirstStep:
 		return fmt.Sprintf("%s%s cannot be sized: %s (error-rate bound %s) — fix the target before capacity can be measured.",
 			who, src, c.BottleneckEvidence, strings.TrimPrefix(c.LimitingConstraint, "error rate ≤ ")) + speedUpNote(a)
-	case c.Method == MethodBelowFirstStep && strings.HasPrefix(c.BottleneckEvidence, saturatedFirstStep):
+	case c.Method == MethodBelowFirstStep && c.FirstStepSaturated:
 		return fmt.Sprintf("%s%s misses the SLA (%s) already at the lowest load tested: %s; test lower rates to find what one replica serves.",
 			who, src, orDash(c.LimitingConstraint), c.BottleneckEvidence) + speedUpNote(a)
 	case c.Method == MethodBelowFirstStep:
@@ -331,7 +331,7 @@ func boundPhrase(c Capacity) string {
 	case RegimeErrors:
 		return "beyond it requests fail: " + c.BottleneckEvidence
 	}
-	return c.Bottleneck + "-bound"
+	return string(c.Bottleneck) + "-bound"
 }
 
 func orWord(s, word string) string {

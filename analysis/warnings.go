@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/llmcap/llmcap/plan"
@@ -65,7 +67,7 @@ func fitWarning(sa *SegmentAnalysis) string {
 func itlNotApplicableWarning(sa *SegmentAnalysis, cons []plan.Constraint) string {
 	var itl *plan.Constraint
 	for i := range cons {
-		if cons[i].Metric == "itl" {
+		if Metric(cons[i].Metric) == MetricITL {
 			itl = &cons[i]
 			break
 		}
@@ -86,3 +88,106 @@ func itlNotApplicableWarning(sa *SegmentAnalysis, cons []plan.Constraint) string
 	}
 	return fmt.Sprintf("ITL SLA not applicable to segment %s: no request produced two tokens (ITL is defined for two output tokens or more)", sa.Segment)
 }
+
+// headlineWarnings are the run-wide notes on the headline, after every other warning:
+// steps whose error rate exceeds the SLA's bound (unless a segment's SLA already fails
+// on errors at its lowest load, which its own warning says), a headline capacity that
+// is projected, a lower bound, below the first step (not on errors) or missing, and
+// projected what-if rows.
+func headlineWarnings(a *Analysis) []Warning {
+	var out []Warning
+	if w, ok := errorRateWarning(a); ok {
+		out = append(out, w)
+	}
+	switch a.Overall.Method {
+	case MethodModel:
+		out = append(out, warning(WarnHeadlineProjected, "The capacity is a model projection beyond the last measured step, not a measurement."))
+	case MethodAtLeast:
+		out = append(out, warning(WarnHeadlineAtLeast, "Every step met the SLA: the capacity is the highest load tested, a lower bound; extend the ladder upwards to find the limit."))
+	case MethodBelowFirstStep:
+		if a.Overall.Bottleneck != RegimeErrors {
+			out = append(out, warning(WarnHeadlineBelowFirstStep, "The SLA already fails at the lowest load measured: extend the ladder downwards."))
+		}
+	case MethodNoData:
+		out = append(out, warning(WarnHeadlineNoData, "No measured step had data: the capacity could not be determined."))
+	}
+	if slices.ContainsFunc(a.WhatIf, func(w WhatIf) bool { return w.Projected }) {
+		out = append(out, warning(WarnWhatIfProjected, "What-if rows marked 'projected' are roofline projections to other GPUs, not measurements."))
+	}
+	return out
+}
+
+// errorRateWarning lists the steps (of every segment and the mix) whose error rate is
+// above the SLA's max_error_rate, e.g. "Error rate above 1.0% at 1 step(s): mix @ 64
+// concurrency (5.0%)."; ok is false when none is, or when a segment's SLA fails on
+// errors already at its lowest load (its capacity warning names the error bound).
+func errorRateWarning(a *Analysis) (Warning, bool) {
+	maxErr := maxErrorRate(a.Plan.SLA)
+	var erroring []string
+	for _, sa := range analysedSegments(a) {
+		if sa.Capacity.Method == MethodBelowFirstStep && sa.Capacity.Bottleneck == RegimeErrors {
+			return Warning{}, false
+		}
+		for i := range sa.Steps {
+			if s := &sa.Steps[i]; s.ErrorRate > maxErr {
+				erroring = append(erroring, fmt.Sprintf("%s (%s)", stepLabel(a, s), pctOneDecimal(s.ErrorRate)))
+			}
+		}
+	}
+	if len(erroring) == 0 {
+		return Warning{}, false
+	}
+	return warning(WarnErrorRateAboveSLA, "Error rate above %s at %d step(s): %s.", pctOneDecimal(maxErr), len(erroring), clip(erroring, 6)), true
+}
+
+// analysedSegments are a's segments, then the mix when it ran.
+func analysedSegments(a *Analysis) []SegmentAnalysis {
+	out := append([]SegmentAnalysis(nil), a.Segments...)
+	if a.Mix != nil {
+		out = append(out, *a.Mix)
+	}
+	return out
+}
+
+// stepLabel names a step in a sentence: "mix @ 64 concurrency", "chat @ 2.50 req/s".
+func stepLabel(a *Analysis, s *StepStats) string {
+	seg := s.Segment
+	if seg == "" {
+		seg = plan.MixSegment
+	}
+	unit := "concurrency"
+	if a.Schedule == plan.ScheduleRate || a.Schedule == plan.ScheduleTrace {
+		unit = "req/s"
+	}
+	return fmt.Sprintf("%s @ %s %s", seg, loadWords(s.Load), unit)
+}
+
+// loadWords formats a load level as the report does: whole numbers with thousands
+// separators, others to three significant figures or so (2.50, 12.5, 0.500).
+func loadWords(v float64) string {
+	switch av := math.Abs(v); {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "–"
+	case v == math.Trunc(v) || av >= 100:
+		return commaInt(math.RoundToEven(v))
+	case av >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case av >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+// pctOneDecimal formats a 0..1 fraction as a percentage with one decimal ("5.0%").
+func pctOneDecimal(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+
+// clip joins at most n items, noting how many more there are.
+func clip(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
+}
+
+// sameMessage reports whether two warnings read the same (adjacent repeats are shown once).
+func sameMessage(x, y Warning) bool { return x.Message == y.Message }
