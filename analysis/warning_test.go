@@ -166,6 +166,12 @@ func TestHeadlineWarnings(t *testing.T) {
 	if got := headlineWarnings(a); len(got) != 0 {
 		t.Errorf("errors below the first step: %+v, want none", got)
 	}
+	// A client-limited lower bound is the client's: no "extend the ladder upwards".
+	a = base()
+	a.Overall, a.Mix.Steps, a.Segments[0].Steps = Capacity{Method: MethodAtLeast, ClientLimited: true}, nil, nil
+	if got := headlineWarnings(a); len(got) != 0 {
+		t.Errorf("client-limited at_least: %+v, want none", got)
+	}
 	for m, k := range map[CapacityMethod]WarningKind{MethodModel: WarnHeadlineProjected, MethodBelowFirstStep: WarnHeadlineBelowFirstStep,
 		MethodNoData: WarnHeadlineNoData} {
 		a = base()
