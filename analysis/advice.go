@@ -64,7 +64,7 @@ func adviceFor(c Capacity, sa *SegmentAnalysis, ground map[string]any, device st
 	if c.Method == MethodNoData {
 		return noDataAdvice(sa.Steps)
 	}
-	if c.Method == MethodBelowFirstStep && strings.HasPrefix(c.BottleneckEvidence, saturatedFirstStep) {
+	if c.Method == MethodBelowFirstStep && c.FirstStepSaturated {
 		return "One replica cannot keep up even with the lowest rate tested, so its requests queue: test lower rates to find what one replica serves within the SLA; more replicas behind a load balancer share the load."
 	}
 	if c.Method == MethodBelowFirstStep {

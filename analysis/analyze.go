@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/llmcap/llmcap/rundir"
@@ -43,24 +44,23 @@ var ErrNoSteps = errors.New("no step completed: nothing to analyse")
 // analyzeInputs computes the Analysis of a read run directory.
 func analyzeInputs(in *runInputs) *Analysis {
 	p := &in.meta.Plan
-	a := &Analysis{RunID: in.meta.RunID, ToolVersion: in.meta.ToolVersion, Plan: *p,
-		Constraints: constraintsOf(p.SLA), Warnings: []string{}, WhatIf: []WhatIf{}}
+	a := &Analysis{FormatVersion: FormatVersion, RunID: in.meta.RunID, ToolVersion: in.meta.ToolVersion, Plan: *p,
+		Constraints: constraintsOf(p.SLA), Warnings: []Warning{}, WhatIf: []WhatIf{}}
 	for _, w := range in.meta.Warnings { // the sweep's own (e.g. a server that does not stream)
-		a.Warnings = append(a.Warnings, "sweep: "+w)
+		a.Warnings = append(a.Warnings, fromSweep(w))
 	}
 	if in.meta.Target.Simulator {
 		a.GroundTruth = in.meta.Target.Settings
 	}
 	a.Schedule = scheduleOf(in)
 	for _, d := range in.damage {
-		if !d.Any() {
-			continue
+		if d.Any() {
+			a.Warnings = append(a.Warnings, warning(WarnMalformedRecords, "%s", d.String()))
 		}
-		a.Warnings = append(a.Warnings, d.String())
 	}
 	if rp := in.progress; rp.state != "" {
 		a.RunState, a.StepsCompleted, a.StepsPlanned = rp.state, rp.done, rp.planned
-		a.Warnings = append(a.Warnings, rp.warning)
+		a.Warnings = append(a.Warnings, warning(WarnRunIncomplete, "%s", rp.warning))
 	}
 	server := serverStats(in.server, in.steps)
 	seed := seedOf(p)
@@ -86,12 +86,17 @@ func analyzeInputs(in *runInputs) *Analysis {
 	}
 	a.Overall, a.OverallSource = overall(a)
 	sz := sizingOf(p)
+	if a.Overall.Advice == "" { // no segment analysed
+		a.Overall.Advice = adviceFor(a.Overall, &SegmentAnalysis{}, a.GroundTruth, sz.gpu)
+	}
 	var warns []string
 	a.WhatIf, warns = whatIfRows(a.Overall, sz, p.Report.WhatIfGPUs)
 	if a.WhatIf == nil {
 		a.WhatIf = []WhatIf{}
 	}
-	a.Warnings = append(a.Warnings, warns...)
+	for _, w := range warns {
+		a.Warnings = append(a.Warnings, warning(WarnSizing, "%s", w))
+	}
 	for i := range a.Segments {
 		a.Segments[i].WhatIf, _ = whatIfRows(a.Segments[i].Capacity, sz, nil)
 	}
@@ -99,12 +104,13 @@ func analyzeInputs(in *runInputs) *Analysis {
 	a.Errors = errorSummaryOf(a)
 	if su := speedUpOf(in); su > 0 && su != 1 {
 		a.SpeedUp = su
-		a.Warnings = append([]string{speedUpWarning(su)}, a.Warnings...)
+		a.Warnings = append([]Warning{warning(WarnSpeedUp, "%s", speedUpWarning(su))}, a.Warnings...)
 	}
 	a.Answer = answerSentence(a, sz) + incompleteNote(a)
 	if n := sanitizeFloats(a); n > 0 {
-		a.Warnings = append(a.Warnings, fmt.Sprintf("%d undefined numbers (NaN/Inf) were written as 0", n))
+		a.Warnings = append(a.Warnings, warning(WarnUndefinedNumbers, "%d undefined numbers (NaN/Inf) were written as 0", n))
 	}
+	a.Warnings = slices.CompactFunc(append(a.Warnings, headlineWarnings(a)...), sameMessage)
 	return a
 }
 
@@ -140,8 +146,9 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	}
 	project := canProject(steps, sf, sa.Fit)
 	r := capacityOf(steps, p.SLA, sf, project)
-	c := Capacity{Method: r.method, LimitingConstraint: r.binding}
+	c := Capacity{Method: CapacityMethod(r.method), LimitingConstraint: r.binding}
 	c.Bottleneck, c.BottleneckEvidence = bottleneckOf(r, steps, sf)
+	c.FirstStepSaturated = saturatedBelowFirst(c, steps)
 	atCapacity(&c, r, steps, sf, p.SLA.ThinkTime.Seconds())
 	c.CILow, c.CIHigh = r.value, r.value
 	if sf.ok {
@@ -369,76 +376,6 @@ func loadOf(c Capacity) float64 {
 		return c.MaxRateWithinSLA
 	}
 	return c.MaxConcurrencyWithinSLA
-}
-
-// stepWarnings warns about every step that did not reach steady state, and about
-// segments whose capacity is extrapolated or below the first step.
-func stepWarnings(a *Analysis) []string {
-	var out []string
-	all := append([]SegmentAnalysis(nil), a.Segments...)
-	if a.Mix != nil {
-		all = append(all, *a.Mix)
-	}
-	for _, sa := range all {
-		for _, s := range sa.Steps {
-			if w := cancelledWarning(sa.Segment, &s); w != "" {
-				out = append(out, w)
-			}
-			if !s.SteadyState {
-				out = append(out, fmt.Sprintf("segment %s, load %s: not in steady state: %s",
-					sa.Segment, fmtNum(s.Load), s.SteadyStateReason))
-			}
-		}
-		if f := sa.Fit; f != nil && f.Underdetermined {
-			out = append(out, fmt.Sprintf("segment %s: model fit from %d steps: not enough to identify the model (its TTFT curve alone has 3 parameters), so its slots, maximum throughput and R² say nothing; test 3 loads or more, some beyond the knee",
-				sa.Segment, f.FitSteps))
-		} else if f != nil && !f.SlotsIdentified {
-			w := fmt.Sprintf("segment %s: slots not identified (no step saturated the server)", sa.Segment)
-			// Only a fit close to the loads tested says something; far beyond them it is
-			// an unconstrained extrapolation (40,580 slots from loads 1 and 2).
-			if top := maxInFlight(sa.Steps); f.slotsFitted >= top+1 && f.slotsFitted <= projectMaxFactor*top {
-				w += fmt.Sprintf("; the fit suggests about %.0f, above the %s requests in flight at the highest load",
-					f.slotsFitted, fmtNum(roundTo(top, 1)))
-			}
-			out = append(out, w)
-		}
-		if w := fitWarning(&sa); w != "" {
-			out = append(out, w)
-		}
-		if w := itlNotApplicableWarning(&sa, a.Constraints); w != "" {
-			out = append(out, w)
-		}
-		if f := sa.Fit; f != nil && f.SlotsIdentified && f.slotsUnlocated > 0.025 {
-			out = append(out, fmt.Sprintf("segment %s: the slots' band has no upper bound: %s of the bootstrap resamples saturated no step (the band shown, %.1f–%.1f, is that of the others); add loads above the knee to pin it",
-				sa.Segment, pct(f.slotsUnlocated), f.SlotsCILow, f.SlotsCIHigh))
-		}
-		last := 0.0
-		if n := len(sa.Steps); n > 0 {
-			last = sa.Steps[n-1].Load
-		}
-		if w := clientLimitedWarning(&sa, &a.Plan); w != "" {
-			out = append(out, w)
-		}
-		switch sa.Capacity.Method {
-		case MethodAtLeast:
-			if sa.Capacity.ClientLimited {
-				out = append(out, fmt.Sprintf("segment %s: every step met the SLA, but %s limited the load the server saw: %.2f req/s is a lower bound set by the client, not the server's limit",
-					sa.Segment, clientWho(&a.Plan), sa.Capacity.MaxRateWithinSLA))
-				break
-			}
-			out = append(out, fmt.Sprintf("segment %s: every step met the SLA: capacity is at least %s (the highest load tested; no limit reached); extend the ladder to find the limit",
-				sa.Segment, fmtNum(last)))
-		case MethodModel:
-			out = append(out, fmt.Sprintf("segment %s: every step met the SLA; capacity %s is projected by the model beyond the highest load tested (%s), capped at %s×",
-				sa.Segment, fmtNum(loadOf(sa.Capacity)), fmtNum(last), fmtNum(projectMaxFactor)))
-		case MethodNoData:
-			out = append(out, fmt.Sprintf("segment %s: %s", sa.Segment, noMeasuredEvidence(sa.Steps)))
-		case MethodBelowFirstStep:
-			out = append(out, fmt.Sprintf("segment %s: the SLA fails already at the lowest load (%s)",
-				sa.Segment, sa.Capacity.LimitingConstraint))
-		}
-	}
-	return out
 }
 
 // slotsObserved reports whether a step with at least 10 latency samples held clearly

@@ -141,8 +141,8 @@ func TestMixSegmentsServerKernelsAndRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if projected != 1 || !strings.Contains(strings.Join(a.Warnings, "\n"), `"nope" not in the catalog`) {
-		t.Errorf("what-if rows %+v warnings %q", a.WhatIf, a.Warnings)
+	if projected != 1 || !strings.Contains(strings.Join(a.WarningMessages(), "\n"), `"nope" not in the catalog`) {
+		t.Errorf("what-if rows %+v warnings %q", a.WhatIf, a.WarningMessages())
 	}
 	if err := WriteJSON(dir, a); err != nil {
 		t.Fatal(err)
@@ -233,9 +233,9 @@ func TestBadInputs(t *testing.T) {
 	if n := a.Segments[0].Steps[0].Requests; n != 2 {
 		t.Errorf("requests %d, want 2 (escaped line decoded by the fallback)", n)
 	}
-	if w := strings.Join(a.Warnings, "\n"); !strings.Contains(w, "records.jsonl: 1 corrupt line skipped (first: line 2") ||
+	if w := strings.Join(a.WarningMessages(), "\n"); !strings.Contains(w, "records.jsonl: 1 corrupt line skipped (first: line 2") ||
 		!strings.Contains(w, "a torn last line dropped") {
-		t.Errorf("warnings %q", a.Warnings)
+		t.Errorf("warnings %q", a.WarningMessages())
 	}
 	if _, err := json.Marshal(a); err != nil {
 		t.Errorf("analysis does not encode: %v", err)

@@ -26,7 +26,7 @@ func TestServerThatNeverAnswersIsSaidSo(t *testing.T) {
 		}
 	}
 	a := mustAnalyze(t, metaFor(p), recs)
-	all := a.Answer + "\n" + strings.Join(a.Warnings, "\n")
+	all := a.Answer + "\n" + strings.Join(a.WarningMessages(), "\n")
 	t.Logf("%s", all)
 	if a.Overall.Method != MethodNoData || !strings.Contains(a.Answer, "were still waiting for their first token") ||
 		!strings.Contains(a.Answer, "never answered") {
@@ -62,7 +62,7 @@ func TestSlotsGuessStaysNearTheLoadsTested(t *testing.T) {
 	re := regexp.MustCompile(`the fit suggests about (\d+), above the ([\d.]+) requests in flight`)
 	for _, loads := range [][]int{{1, 2}, {1, 2, 4}, {2, 8, 32}} {
 		a := analyzeSim(t, decodeSim, simPlan("free", loads, plan.SLA{TTFTMs: map[string]float64{"p95": 1e6}}))
-		for _, w := range a.Warnings {
+		for _, w := range a.WarningMessages() {
 			if strings.Contains(w, "at least about") {
 				t.Errorf("loads %v: %q", loads, w)
 			}
@@ -125,7 +125,7 @@ func TestAtLeastNamesNoBottleneck(t *testing.T) {
 // memory bandwidth and cores, not HBM and GPU FLOPS.
 func TestCPUAdviceNamesNoHBM(t *testing.T) {
 	sa := &SegmentAnalysis{Steps: []StepStats{stepWith(1, 20, 10, 0)}}
-	for _, b := range []string{RegimeDecode, RegimePrefill} {
+	for _, b := range []Regime{RegimeDecode, RegimePrefill} {
 		c := Capacity{Method: MethodMeasured, Bottleneck: b}
 		cpu, gpu := adviceFor(c, sa, nil, "2-core CPU"), adviceFor(c, sa, nil, "H100-SXM")
 		if strings.Contains(cpu, "HBM") || strings.Contains(cpu, "FLOPS") || !strings.Contains(cpu, "CPU") || cpu == gpu {

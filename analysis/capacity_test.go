@@ -199,9 +199,9 @@ func TestSLABelowUnloadedLatency(t *testing.T) {
 	if strings.Contains(c.Advice, "prefill") || len(a.WhatIf) != 0 || c.Users != 0 {
 		t.Errorf("advice %q, what-if %+v, users %d", c.Advice, a.WhatIf, c.Users)
 	}
-	if !strings.Contains(strings.Join(a.Warnings, "\n"), "sizing not possible") ||
+	if !strings.Contains(strings.Join(a.WarningMessages(), "\n"), "sizing not possible") ||
 		!strings.Contains(a.Answer, "below the unloaded latency") {
-		t.Errorf("warnings %q answer %q", a.Warnings, a.Answer)
+		t.Errorf("warnings %q answer %q", a.WarningMessages(), a.Answer)
 	}
 }
 
@@ -227,7 +227,7 @@ func TestMixDrawnSegmentsSteadyRuleAndThroughput(t *testing.T) {
 		near(t, "long little throughput", s.LittleThroughputRps, 0.25*s.Load/2, 1e-9)
 		near(t, "mix little throughput", a.Mix.Steps[i].LittleThroughputRps, s.Load/2, 1e-9)
 	}
-	if w := strings.Join(a.Warnings, "\n"); strings.Contains(w, "segment long, load") {
+	if w := strings.Join(a.WarningMessages(), "\n"); strings.Contains(w, "segment long, load") {
 		t.Errorf("bogus steady-state warnings:\n%s", w)
 	}
 }

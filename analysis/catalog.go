@@ -40,7 +40,7 @@ func weightsFit(m catalog.Model, ok bool, g catalog.GPU, gpus int) bool {
 
 // rooflineFactor scales capacity from GPU a to b: prefill ∝ FLOPS, decode (and the
 // queue, whose service time is mostly decode) ∝ HBM bandwidth.
-func rooflineFactor(a, b catalog.GPU, bottleneck string) float64 {
+func rooflineFactor(a, b catalog.GPU, bottleneck Regime) float64 {
 	if bottleneck == RegimePrefill {
 		if a.BF16TFLOPS > 0 {
 			return b.BF16TFLOPS / a.BF16TFLOPS

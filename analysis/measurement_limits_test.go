@@ -33,13 +33,13 @@ func TestITLSLANotApplicableToOneTokenReplies(t *testing.T) {
 		t.Errorf("capacity %+v, want at_least 8", c)
 	}
 	n := 0
-	for _, w := range a.Warnings {
+	for _, w := range a.WarningMessages() {
 		if strings.Contains(w, "ITL SLA not applicable to segment chat") {
 			n++
 		}
 	}
 	if n != 1 {
-		t.Errorf("%d not-applicable warnings in %q", n, a.Warnings)
+		t.Errorf("%d not-applicable warnings in %q", n, a.WarningMessages())
 	}
 }
 
@@ -137,7 +137,7 @@ func TestClientCapLimitsOpenLoop(t *testing.T) {
 	if !c.ClientLimited || c.MaxRateWithinSLA < best-1e-9 || c.MaxRateWithinSLA > 8.1 {
 		t.Errorf("capacity %+v: want client-limited, ≥ %.2f (a passing step) and ≤ 8", c, best)
 	}
-	all := strings.Join(a.Warnings, "\n") + "\n" + c.Advice
+	all := strings.Join(a.WarningMessages(), "\n") + "\n" + c.Advice
 	if strings.Contains(all, "extend the ladder") || !strings.Contains(all, "max_concurrency cap (4 in flight) limited the offered load") {
 		t.Errorf("warnings and advice:\n%s", all)
 	}
@@ -194,8 +194,8 @@ func TestTwoStepFitIsNotPresentedAsFact(t *testing.T) {
 	if f == nil || !f.Underdetermined || f.FitSteps != 2 || f.SlotsIdentified || f.ServiceRate != 0 {
 		t.Fatalf("fit %+v: want underdetermined from 2 steps, no slots", f)
 	}
-	if !strings.Contains(strings.Join(a.Warnings, "\n"), "model fit from 2 steps: not enough to identify the model") {
-		t.Errorf("warnings %q", a.Warnings)
+	if !strings.Contains(strings.Join(a.WarningMessages(), "\n"), "model fit from 2 steps: not enough to identify the model") {
+		t.Errorf("warnings %q", a.WarningMessages())
 	}
 	var b strings.Builder
 	if err := PrintSummary(&b, a); err != nil || strings.Contains(b.String(), "bootstrap reps") ||

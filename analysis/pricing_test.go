@@ -34,7 +34,7 @@ func rowOf(t *testing.T, a *Analysis, gpu string) WhatIf {
 			return w
 		}
 	}
-	t.Fatalf("no what-if row for %s: %+v (warnings %q)", gpu, a.WhatIf, a.Warnings)
+	t.Fatalf("no what-if row for %s: %+v (warnings %q)", gpu, a.WhatIf, a.WarningMessages())
 	return WhatIf{}
 }
 
@@ -123,10 +123,10 @@ func TestUnreadableOverrideFallsBackToTheEmbeddedCatalog(t *testing.T) {
 	}
 	warned := false
 	for _, w := range a.Warnings {
-		warned = warned || strings.Contains(w, "catalog override "+p.Target.Simulator.Catalog+" not applied") &&
-			strings.Contains(w, "sizing uses the embedded catalog")
+		warned = warned || w.Kind == WarnSizing && strings.Contains(w.Message, "catalog override "+p.Target.Simulator.Catalog+" not applied") &&
+			strings.Contains(w.Message, "sizing uses the embedded catalog")
 	}
 	if !warned {
-		t.Errorf("warnings %q", a.Warnings)
+		t.Errorf("warnings %q", a.WarningMessages())
 	}
 }

@@ -140,7 +140,7 @@ func noGPUReason(k KernelSummary, trace string) string {
 		return ""
 	case k.CaptureError != "" && len(k.OSRuntime) == 0:
 		return "the capture failed: " + k.CaptureError
-	case !strings.Contains(trace, "cuda"):
+	case !slices.Contains(strings.Split(strings.ReplaceAll(trace, " ", ""), ","), "cuda"):
 		return fmt.Sprintf("no GPU trace was captured (capture.trace is %q, without cuda)", trace)
 	default:
 		return fmt.Sprintf("the capture (trace %q) recorded no GPU kernels: the server did not run CUDA work "+

@@ -68,7 +68,7 @@ func queueEvidence(s, base, prev *StepStats, itlX float64, why string) string {
 
 // classify decides one step's regime from the client curves relative to the lightest
 // step, the fitted slots and the server metrics when scraped.
-func classify(s, base, prev *StepStats, sf segFit) (string, string) {
+func classify(s, base, prev *StepStats, sf segFit) (Regime, string) {
 	if s.TTFTMs.N == 0 || base.TTFTMs.N == 0 {
 		return RegimeNone, "no successful requests to judge"
 	}
@@ -128,9 +128,9 @@ func classify(s, base, prev *StepStats, sf segFit) (string, string) {
 }
 
 // bottleneckOf names the regime that limits capacity: the first failing step's regime,
-// else the model's regime at the capacity load, else one inferred from the binding
-// constraint.
-func bottleneckOf(r capResult, steps []StepStats, sf segFit) (string, string) {
+// else the model's regime at the capacity load, else one inferred from the metric of
+// the binding bound (r.bound, typed by the SLA judge).
+func bottleneckOf(r capResult, steps []StepStats, sf segFit) (Regime, string) {
 	if r.bound.Metric == sla.ErrorRate {
 		i := r.fail
 		if r.method == MethodBelowFirstStep || i < 0 {
@@ -153,24 +153,24 @@ func bottleneckOf(r capResult, steps []StepStats, sf segFit) (string, string) {
 		// (the model's queue at the highest load is a prediction, not a measured limit).
 		return RegimeNone, atLeastEvidence(steps)
 	}
-	b := strings.ToLower(r.binding)
+	metric := r.bound.Metric
 	if sf.ok {
 		m := sf.eval.m
 		st := m.state(r.value, m.lout)
 		queued := st.wait > m.baseAt(st.b) || (!m.open && r.value > saturationMargin*m.c)
 		switch {
-		case !st.ok || (queued && !strings.HasPrefix(b, "itl")):
+		case !st.ok || (queued && metric != sla.ITL):
 			return RegimeQueue, fmt.Sprintf("model: %.0f ms waiting for one of %.1f slots at the capacity point", st.wait, m.c)
-		case strings.HasPrefix(b, "itl") || strings.HasPrefix(b, "e2e"):
+		case metric == sla.ITL || metric == sla.E2E:
 			return RegimeDecode, fmt.Sprintf("model: ITL %.1f ms at batch %.1f (%.2f ms per sequence) binds", m.itlAt(st.b), st.b, m.d1)
-		case strings.HasPrefix(b, "ttft") || strings.HasPrefix(b, "ttfo"):
+		case metric == sla.TTFT || metric == sla.TTFO:
 			return RegimePrefill, fmt.Sprintf("model: TTFT %.0f ms without queueing binds (prefill)", m.baseAt(st.b))
 		}
 	}
-	switch {
-	case strings.HasPrefix(b, "itl"):
+	switch metric {
+	case sla.ITL:
 		return RegimeDecode, "ITL constraint binds"
-	case strings.HasPrefix(b, "ttft"), strings.HasPrefix(b, "ttfo"):
+	case sla.TTFT, sla.TTFO:
 		return RegimeQueue, "TTFT constraint binds"
 	}
 	return RegimeNone, "no bottleneck reached"
@@ -179,13 +179,27 @@ func bottleneckOf(r capResult, steps []StepStats, sf segFit) (string, string) {
 // saturatedFirstStep opens the evidence of an open loop saturated at its lowest rate.
 const saturatedFirstStep = "the server is saturated already at the lowest rate tested"
 
+// firstStepSaturated reports whether s, the lowest load of a ladder, is an open loop
+// the server could not keep up with (it completed less than the rate offered): it is
+// saturated, not unloaded.
+func firstStepSaturated(s *StepStats) bool {
+	return s.Schedule == plan.ScheduleRate && s.AchievedRateRps > 0 && s.LittleThroughputRps < s.Rate
+}
+
+// saturatedBelowFirst is Capacity.FirstStepSaturated of c, the capacity of a ladder of
+// steps sorted by load: the SLA fails at the lowest load (not on errors) because that
+// load already saturated the server.
+func saturatedBelowFirst(c Capacity, steps []StepStats) bool {
+	return c.Method == MethodBelowFirstStep && c.Bottleneck != RegimeErrors && len(steps) > 0 &&
+		firstStepSaturated(&steps[0])
+}
+
 // belowFirstStepEvidence explains an SLA that fails at the lowest load: no saturation
 // limits it, the SLA is tighter than the deployment's (nearly) unloaded latency.
 func belowFirstStepEvidence(s *StepStats) string {
 	what := "the SLA is below the latency at the lowest load tested"
 	switch {
-	case s.Schedule == plan.ScheduleRate && s.AchievedRateRps > 0 && s.LittleThroughputRps < s.Rate:
-		// An open loop the server cannot keep up with is saturated, not unloaded.
+	case firstStepSaturated(s):
 		what = fmt.Sprintf("%s (it completed %.2f of %.2f requests/s offered)", saturatedFirstStep,
 			s.AchievedRateRps, s.sentRateRps)
 	case s.Schedule != plan.ScheduleRate && s.Load <= 1:

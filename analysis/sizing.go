@@ -149,7 +149,7 @@ func answerSentence(a *Analysis, sz sizing) string {
 	case c.Bottleneck == RegimeErrors && c.Method == MethodBelowFirstStep:
 		return fmt.Sprintf("%s%s cannot be sized: %s (error-rate bound %s) — fix the target before capacity can be measured.",
 			who, src, c.BottleneckEvidence, strings.TrimPrefix(c.LimitingConstraint, "error rate ≤ ")) + speedUpNote(a)
-	case c.Method == MethodBelowFirstStep && strings.HasPrefix(c.BottleneckEvidence, saturatedFirstStep):
+	case c.Method == MethodBelowFirstStep && c.FirstStepSaturated:
 		return fmt.Sprintf("%s%s misses the SLA (%s) already at the lowest load tested: %s; test lower rates to find what one replica serves.",
 			who, src, orDash(c.LimitingConstraint), c.BottleneckEvidence) + speedUpNote(a)
 	case c.Method == MethodBelowFirstStep:
@@ -238,7 +238,7 @@ func boundPhrase(c Capacity) string {
 	case RegimeErrors:
 		return "beyond it requests fail: " + c.BottleneckEvidence
 	}
-	return c.Bottleneck + "-bound"
+	return string(c.Bottleneck) + "-bound"
 }
 
 func orWord(s, word string) string {

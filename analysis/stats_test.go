@@ -153,11 +153,11 @@ func TestSteadyStateWarningShortWindow(t *testing.T) {
 		t.Errorf("steady %v reason %q", s.SteadyState, s.SteadyStateReason)
 	}
 	found := false
-	for _, w := range a.Warnings {
+	for _, w := range a.WarningMessages() {
 		found = found || strings.Contains(w, "not in steady state")
 	}
 	if !found {
-		t.Errorf("no steady-state warning in %q", a.Warnings)
+		t.Errorf("no steady-state warning in %q", a.WarningMessages())
 	}
 }
 
@@ -201,11 +201,11 @@ func TestCancelledAfterGraceIsNotAnError(t *testing.T) {
 		t.Errorf("cancelled counted as an error class: %v", s.ErrorClasses)
 	}
 	found := false
-	for _, w := range a.Warnings {
+	for _, w := range a.WarningMessages() {
 		found = found || strings.Contains(w, "2 of 11 measured requests were still in flight")
 	}
 	if !found {
-		t.Errorf("no cancellation warning in %q", a.Warnings)
+		t.Errorf("no cancellation warning in %q", a.WarningMessages())
 	}
 }
 
@@ -215,12 +215,15 @@ func TestSweepWarningsCarriedOver(t *testing.T) {
 	p := plan.Plan{Name: "warn", Segments: []plan.Segment{{Name: "chat", Weight: 1}},
 		Ladder: plan.Ladder{Concurrency: []int{2}}, SLA: plan.SLA{TTFTMs: map[string]float64{"p95": 300}}}
 	meta := metaFor(p)
-	meta.Warnings = []string{"server does not stream: TTFT = E2E and ITL are meaningless"}
+	meta.Warnings = []rundir.Warning{{Kind: rundir.WarnNotStreaming, Step: rundir.RunWide,
+		Message: "server does not stream: TTFT = E2E and ITL are meaningless"}}
 	a, err := Analyze(writeRunDir(t, meta, statsRecords(), nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(a.Warnings) == 0 || a.Warnings[0] != "sweep: server does not stream: TTFT = E2E and ITL are meaningless" {
-		t.Errorf("warnings %q", a.Warnings)
+	want := Warning{Kind: WarningKind(rundir.WarnNotStreaming), Step: rundir.RunWide,
+		Message: "sweep: server does not stream: TTFT = E2E and ITL are meaningless"}
+	if len(a.Warnings) == 0 || a.Warnings[0] != want {
+		t.Errorf("warnings %q", a.WarningMessages())
 	}
 }

@@ -43,7 +43,7 @@ func PrintSummary(w io.Writer, a *Analysis) error {
 		tw.Flush()
 	}
 	for _, warn := range a.Warnings {
-		fmt.Fprintf(ew, "warning: %s\n", warn)
+		fmt.Fprintf(ew, "warning: %s\n", warn.Message)
 	}
 	return ew.err
 }

@@ -11,16 +11,28 @@ import (
 // FileAnalysis is the analysis output inside a run directory.
 const FileAnalysis = "analysis.json"
 
+// FormatVersion is the version of analysis.json this package writes
+// (Analysis.FormatVersion): 2 has typed warnings (objects with kind, segment, step and
+// message); files without it (0) hold plain-string warnings and should be re-analysed.
+const FormatVersion = 2
+
+// Regime is the bottleneck a step or a segment is in.
+type Regime string
+
 // Regimes (bottlenecks) a step or a segment can be in.
 const (
-	RegimeNone    = "none"    // under load, nothing saturated
-	RegimeQueue   = "queue"   // queue/admission-bound: TTFT rises, ITL flat
-	RegimePrefill = "prefill" // prefill-bound: TTFT rises with prompt tokens in flight, ITL inflated
-	RegimeDecode  = "decode"  // decode-bound: ITL rises with batch size
+	RegimeNone    Regime = "none"    // under load, nothing saturated
+	RegimeQueue   Regime = "queue"   // queue/admission-bound: TTFT rises, ITL flat
+	RegimePrefill Regime = "prefill" // prefill-bound: TTFT rises with prompt tokens in flight, ITL inflated
+	RegimeDecode  Regime = "decode"  // decode-bound: ITL rises with batch size
 	// RegimeErrors: the error-rate bound fails (requests fail) before any latency limit,
 	// so capacity cannot be measured until the target's errors are fixed.
-	RegimeErrors = "errors"
+	RegimeErrors Regime = "errors"
 )
+
+// CapacityMethod is how a capacity was found (Capacity.Method): MethodMeasured,
+// MethodModel, MethodAtLeast, MethodBelowFirstStep or MethodNoData.
+type CapacityMethod string
 
 // Summary holds the statistics of one latency metric over successful measured requests,
 // in ms. Percentiles interpolate linearly between closest ranks (numpy's default).
@@ -131,7 +143,7 @@ type StepStats struct {
 	// SLAViolations lists the broken constraints, e.g. "ttft p95 812 ms > 500 ms".
 	SLAViolations []string `json:"sla_violations,omitempty"`
 
-	Regime         string `json:"regime"`
+	Regime         Regime `json:"regime"`
 	RegimeEvidence string `json:"regime_evidence"`
 
 	Server *ServerStats `json:"server,omitempty"`
@@ -223,10 +235,15 @@ type Capacity struct {
 	// SLA: the highest load tested, a lower bound), "model" (every step met the SLA and
 	// a good fit projects beyond the last step, at most 2×), "below_first_step" (the SLA
 	// fails at the lowest load) or "no_data".
-	Method string `json:"method"`
+	Method CapacityMethod `json:"method"`
+	// FirstStepSaturated (method below_first_step): the lowest load tested, an open
+	// loop, was already past saturation (the server completed fewer requests than
+	// offered, so they queued): test lower rates. False when the SLA is simply tighter
+	// than the latency at the lowest load.
+	FirstStepSaturated bool `json:"first_step_saturated,omitempty"`
 	// Bottleneck is the regime that limits capacity: queue, prefill, decode, errors
 	// (the error-rate bound fails) or none.
-	Bottleneck         string `json:"bottleneck"`
+	Bottleneck         Regime `json:"bottleneck"`
 	BottleneckEvidence string `json:"bottleneck_evidence"`
 	// LimitingConstraint names the SLA constraint that binds first, e.g. "ttft p95 ≤ 500 ms".
 	LimitingConstraint string `json:"limiting_constraint"`
@@ -242,7 +259,8 @@ type Capacity struct {
 	// sentence states); 0 when sizing is not possible.
 	Users      int     `json:"users"`
 	ThinkTimeS float64 `json:"think_time_s"`
-	// Advice: what to do about the bottleneck (more replicas, faster GPU, engine settings).
+	// Advice: what to do about the bottleneck (more replicas, faster GPU, engine
+	// settings), in plain words; the report shows it as written.
 	Advice string `json:"advice"`
 }
 
@@ -353,8 +371,10 @@ type KernelRow = rundir.KernelRow
 
 // Analysis is analysis.json.
 type Analysis struct {
-	RunID       string `json:"run_id"`
-	ToolVersion string `json:"tool_version"`
+	// FormatVersion is FormatVersion when this package wrote the file (0: an older one).
+	FormatVersion int    `json:"format_version"`
+	RunID         string `json:"run_id"`
+	ToolVersion   string `json:"tool_version"`
 	// Schedule is concurrency, rate or trace (the ladder's x axis).
 	Schedule    string            `json:"schedule"`
 	Plan        plan.Plan         `json:"plan"`
@@ -367,9 +387,15 @@ type Analysis struct {
 	OverallSource string          `json:"overall_source"` // "mix" or a segment name
 	WhatIf        []WhatIf        `json:"what_if"`
 	Kernels       []KernelSummary `json:"kernels,omitempty"`
-	// Answer is the one-sentence answer for page 1 of the PDF.
-	Answer   string   `json:"answer"`
-	Warnings []string `json:"warnings"`
+	// Answer is the one-sentence answer (the CLI summary, page 1 of the PDF, the
+	// Markdown and the workbook show it as written).
+	Answer string `json:"answer"`
+	// Warnings are every warning about the run and its verdict, typed by kind, in the
+	// order shown: the simulator's speed-up first, the sweep's own (message prefixed
+	// "sweep: "), the analysis's per step and segment, sizing, and last the notes on
+	// the headline (projected or lower-bound capacity, error rates above the SLA,
+	// projected what-if rows). Every output renders this list as it is.
+	Warnings []Warning `json:"warnings"`
 	// Errors summarises the failed measured requests of the whole run.
 	Errors ErrorSummary `json:"errors"`
 	// SpeedUp is the simulator's speed_up when it is not 1: every latency was compressed

@@ -47,7 +47,7 @@ func TestInterruptedRunLeavesOutTheUnfinishedStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("answer: %s\nwarnings: %q", a.Answer, a.Warnings)
+	t.Logf("answer: %s\nwarnings: %q", a.Answer, a.WarningMessages())
 	for _, sa := range a.Segments {
 		for _, s := range sa.Steps {
 			if s.Step >= 2 {
@@ -66,8 +66,8 @@ func TestInterruptedRunLeavesOutTheUnfinishedStep(t *testing.T) {
 		t.Errorf("answer %q", a.Answer)
 	}
 	want := "the run is interrupted after 2 of 3 steps; the unfinished step 3 (chat, concurrency 32) was left out"
-	if !strings.Contains(strings.Join(a.Warnings, "\n"), want) {
-		t.Errorf("warnings %q lack %q", a.Warnings, want)
+	if !strings.Contains(strings.Join(a.WarningMessages(), "\n"), want) {
+		t.Errorf("warnings %q lack %q", a.WarningMessages(), want)
 	}
 	if a.Errors.Errors != 0 {
 		t.Errorf("the cut-off request counted as an error: %+v", a.Errors)

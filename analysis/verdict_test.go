@@ -163,9 +163,9 @@ func TestSpeedUpIsWarned(t *testing.T) {
 	meta := metaFor(p)
 	meta.Target = rundir.TargetInfo{Simulator: true, Settings: map[string]any{"speed_up": 10.0}}
 	a := mustAnalyze(t, meta, decodeSim.ladder(p))
-	if a.SpeedUp != 10 || len(a.Warnings) == 0 || !strings.Contains(a.Warnings[0], "ran 10× faster than real time") ||
+	if a.SpeedUp != 10 || len(a.Warnings) == 0 || a.Warnings[0].Kind != WarnSpeedUp || !strings.Contains(a.Warnings[0].Message, "ran 10× faster than real time") ||
 		!strings.Contains(a.Answer, "10× faster than real time") {
-		t.Errorf("speed_up %v, warnings %q, answer %q", a.SpeedUp, a.Warnings, a.Answer)
+		t.Errorf("speed_up %v, warnings %q, answer %q", a.SpeedUp, a.WarningMessages(), a.Answer)
 	}
 	meta.Target.Settings["speed_up"] = 1.0
 	if a := mustAnalyze(t, meta, decodeSim.ladder(p)); a.SpeedUp != 0 || strings.Contains(a.Answer, "faster") {
@@ -227,11 +227,11 @@ func TestWhatIfSkipsGPUsTheWeightsDoNotFit(t *testing.T) {
 		}
 	}
 	warned := false
-	for _, w := range a.Warnings {
+	for _, w := range a.WarningMessages() {
 		warned = warned || strings.Contains(w, "what-if GPU RTX-3060 skipped: llama-3.1-8b's weights (16.1 GB) do not fit")
 	}
 	if a100 != 1 || !warned {
-		t.Errorf("A100 rows %d, warnings %q", a100, a.Warnings)
+		t.Errorf("A100 rows %d, warnings %q", a100, a.WarningMessages())
 	}
 }
 

@@ -2,9 +2,12 @@ package analysis
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sla"
 )
 
 // cancelledWarning warns about a step whose measured requests were cut off at the end
@@ -65,7 +68,7 @@ func fitWarning(sa *SegmentAnalysis) string {
 func itlNotApplicableWarning(sa *SegmentAnalysis, cons []plan.Constraint) string {
 	var itl *plan.Constraint
 	for i := range cons {
-		if cons[i].Metric == "itl" {
+		if m, _ := sla.ParseMetric(cons[i].Metric); m == sla.ITL {
 			itl = &cons[i]
 			break
 		}
@@ -86,3 +89,202 @@ func itlNotApplicableWarning(sa *SegmentAnalysis, cons []plan.Constraint) string
 	}
 	return fmt.Sprintf("ITL SLA not applicable to segment %s: no request produced two tokens (ITL is defined for two output tokens or more)", sa.Segment)
 }
+
+// stepWarnings warns about every step that did not reach steady state, and about
+// segments whose capacity is extrapolated or below the first step.
+func stepWarnings(a *Analysis) []Warning {
+	var out []Warning
+	all := append([]SegmentAnalysis(nil), a.Segments...)
+	if a.Mix != nil {
+		all = append(all, *a.Mix)
+	}
+	for _, sa := range all {
+		for _, s := range sa.Steps {
+			if w := cancelledWarning(sa.Segment, &s); w != "" {
+				out = append(out, stepWarning(WarnCancelled, sa.Segment, &s, w))
+			}
+			if !s.SteadyState {
+				out = append(out, stepWarning(WarnNotSteady, sa.Segment, &s, fmt.Sprintf("segment %s, load %s: not in steady state: %s",
+					sa.Segment, fmtNum(s.Load), s.SteadyStateReason)))
+			}
+		}
+		out = append(out, fitWarnings(&sa, a.Constraints)...)
+		if w := clientLimitedWarning(&sa, &a.Plan); w != "" {
+			out = append(out, segmentWarning(WarnClientLimited, sa.Segment, w))
+		}
+		if w, ok := capacityWarning(&sa, &a.Plan); ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// fitWarnings are a segment's warnings about its model fit: too few steps, slots not
+// identified, a meaningless fit, ITL constraints that did not apply, an open slots band.
+func fitWarnings(sa *SegmentAnalysis, cons []plan.Constraint) []Warning {
+	var out []Warning
+	add := func(k WarningKind, msg string) { out = append(out, segmentWarning(k, sa.Segment, msg)) }
+	if f := sa.Fit; f != nil && f.Underdetermined {
+		add(WarnFitUnderdetermined, fmt.Sprintf("segment %s: model fit from %d steps: not enough to identify the model (its TTFT curve alone has 3 parameters), so its slots, maximum throughput and R² say nothing; test 3 loads or more, some beyond the knee",
+			sa.Segment, f.FitSteps))
+	} else if f != nil && !f.SlotsIdentified {
+		w := fmt.Sprintf("segment %s: slots not identified (no step saturated the server)", sa.Segment)
+		// Only a fit close to the loads tested says something; far beyond them it is
+		// an unconstrained extrapolation (40,580 slots from loads 1 and 2).
+		if top := maxInFlight(sa.Steps); f.slotsFitted >= top+1 && f.slotsFitted <= projectMaxFactor*top {
+			w += fmt.Sprintf("; the fit suggests about %.0f, above the %s requests in flight at the highest load",
+				f.slotsFitted, fmtNum(roundTo(top, 1)))
+		}
+		add(WarnSlotsNotIdentified, w)
+	}
+	if w := fitWarning(sa); w != "" {
+		add(WarnFitMeaningless, w)
+	}
+	if w := itlNotApplicableWarning(sa, cons); w != "" {
+		add(WarnITLNotApplicable, w)
+	}
+	if f := sa.Fit; f != nil && f.SlotsIdentified && f.slotsUnlocated > 0.025 {
+		add(WarnSlotsBandOpen, fmt.Sprintf("segment %s: the slots' band has no upper bound: %s of the bootstrap resamples saturated no step (the band shown, %.1f–%.1f, is that of the others); add loads above the knee to pin it",
+			sa.Segment, pct(f.slotsUnlocated), f.SlotsCILow, f.SlotsCIHigh))
+	}
+	return out
+}
+
+// capacityWarning is the warning about a segment's capacity method when it is not a
+// measured one: at least (every step met the SLA), projected, no data or below the
+// first step; ok is false for a measured capacity.
+func capacityWarning(sa *SegmentAnalysis, p *plan.Plan) (Warning, bool) {
+	last := 0.0
+	if n := len(sa.Steps); n > 0 {
+		last = sa.Steps[n-1].Load
+	}
+	var k WarningKind
+	var msg string
+	switch sa.Capacity.Method {
+	case MethodAtLeast:
+		k = WarnCapacityAtLeast
+		msg = fmt.Sprintf("segment %s: every step met the SLA: capacity is at least %s (the highest load tested; no limit reached); extend the ladder to find the limit",
+			sa.Segment, fmtNum(last))
+		if sa.Capacity.ClientLimited {
+			msg = fmt.Sprintf("segment %s: every step met the SLA, but %s limited the load the server saw: %.2f req/s is a lower bound set by the client, not the server's limit",
+				sa.Segment, clientWho(p), sa.Capacity.MaxRateWithinSLA)
+		}
+	case MethodModel:
+		k = WarnCapacityProjected
+		msg = fmt.Sprintf("segment %s: every step met the SLA; capacity %s is projected by the model beyond the highest load tested (%s), capped at %s×",
+			sa.Segment, fmtNum(loadOf(sa.Capacity)), fmtNum(last), fmtNum(projectMaxFactor))
+	case MethodNoData:
+		k, msg = WarnCapacityNoData, fmt.Sprintf("segment %s: %s", sa.Segment, noMeasuredEvidence(sa.Steps))
+	case MethodBelowFirstStep:
+		k = WarnCapacityBelowFirstStep
+		msg = fmt.Sprintf("segment %s: the SLA fails already at the lowest load (%s)", sa.Segment, sa.Capacity.LimitingConstraint)
+	default:
+		return Warning{}, false
+	}
+	return segmentWarning(k, sa.Segment, msg), true
+}
+
+// headlineWarnings are the run-wide notes on the headline, after every other warning:
+// steps whose error rate exceeds the SLA's bound (unless a segment's SLA already fails
+// on errors at its lowest load, which its own warning says), a headline capacity that
+// is projected, a lower bound of the ladder (not of the client's limit), below the
+// first step (not on errors) or missing, and projected what-if rows.
+func headlineWarnings(a *Analysis) []Warning {
+	var out []Warning
+	if w, ok := errorRateWarning(a); ok {
+		out = append(out, w)
+	}
+	switch a.Overall.Method {
+	case MethodModel:
+		out = append(out, warning(WarnHeadlineProjected, "The capacity is a model projection beyond the last measured step, not a measurement."))
+	case MethodAtLeast:
+		if !a.Overall.ClientLimited { // the client's limit, not the ladder's top, bounds it (its segment's warning says so)
+			out = append(out, warning(WarnHeadlineAtLeast, "Every step met the SLA: the capacity is the highest load tested, a lower bound; extend the ladder upwards to find the limit."))
+		}
+	case MethodBelowFirstStep:
+		if a.Overall.Bottleneck != RegimeErrors {
+			out = append(out, warning(WarnHeadlineBelowFirstStep, "The SLA already fails at the lowest load measured: extend the ladder downwards."))
+		}
+	case MethodNoData:
+		out = append(out, warning(WarnHeadlineNoData, "No measured step had data: the capacity could not be determined."))
+	}
+	if slices.ContainsFunc(a.WhatIf, func(w WhatIf) bool { return w.Projected }) {
+		out = append(out, warning(WarnWhatIfProjected, "What-if rows marked 'projected' are roofline projections to other GPUs, not measurements."))
+	}
+	return out
+}
+
+// errorRateWarning lists the steps (of every segment and the mix) whose error rate is
+// above the SLA's max_error_rate, e.g. "Error rate above 1.0% at 1 step(s): mix @ 64
+// concurrency (5.0%)."; ok is false when none is, or when a segment's SLA fails on
+// errors already at its lowest load (its capacity warning names the error bound).
+func errorRateWarning(a *Analysis) (Warning, bool) {
+	maxErr := sla.MaxErrorRate(a.Plan.SLA)
+	var erroring []string
+	for _, sa := range analysedSegments(a) {
+		if sa.Capacity.Method == MethodBelowFirstStep && sa.Capacity.Bottleneck == RegimeErrors {
+			return Warning{}, false
+		}
+		for i := range sa.Steps {
+			if s := &sa.Steps[i]; s.ErrorRate > maxErr {
+				erroring = append(erroring, fmt.Sprintf("%s (%s)", stepLabel(a, s), pctOneDecimal(s.ErrorRate)))
+			}
+		}
+	}
+	if len(erroring) == 0 {
+		return Warning{}, false
+	}
+	return warning(WarnErrorRateAboveSLA, "Error rate above %s at %d step(s): %s.", pctOneDecimal(maxErr), len(erroring), clip(erroring, 6)), true
+}
+
+// analysedSegments are a's segments, then the mix when it ran.
+func analysedSegments(a *Analysis) []SegmentAnalysis {
+	out := append([]SegmentAnalysis(nil), a.Segments...)
+	if a.Mix != nil {
+		out = append(out, *a.Mix)
+	}
+	return out
+}
+
+// stepLabel names a step in a sentence: "mix @ 64 concurrency", "chat @ 2.50 req/s".
+func stepLabel(a *Analysis, s *StepStats) string {
+	seg := s.Segment
+	if seg == "" {
+		seg = plan.MixSegment
+	}
+	unit := "concurrency"
+	if a.Schedule == plan.ScheduleRate || a.Schedule == plan.ScheduleTrace {
+		unit = "req/s"
+	}
+	return fmt.Sprintf("%s @ %s %s", seg, loadWords(s.Load), unit)
+}
+
+// loadWords formats a load level as the report does: whole numbers with thousands
+// separators, others to three significant figures or so (2.50, 12.5, 0.500).
+func loadWords(v float64) string {
+	switch av := math.Abs(v); {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "–"
+	case v == math.Trunc(v) || av >= 100:
+		return commaInt(math.RoundToEven(v))
+	case av >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case av >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+// pctOneDecimal formats a 0..1 fraction as a percentage with one decimal ("5.0%").
+func pctOneDecimal(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+
+// clip joins at most n items, noting how many more there are.
+func clip(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
+}
+
+// sameMessage reports whether two warnings read the same (adjacent repeats are shown once).
+func sameMessage(x, y Warning) bool { return x.Message == y.Message }

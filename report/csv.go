@@ -34,7 +34,7 @@ func stepsCSVRow(s analysis.StepStats) []string {
 		f(ttft.P50), f(ttft.P95), f(ttft.P99), f(ttfo.P95), f(itl.P50), f(itl.P95),
 		f(e2e.P50), f(e2e.P95), f(s.RequestThroughput), f(s.OutputTokenThroughput),
 		f(s.Goodput), f(s.GoodFraction), f(s.PerUserOutputTokensPerS),
-		strconv.FormatBool(s.SteadyState), strconv.FormatBool(s.MeetsSLA), s.Regime,
+		strconv.FormatBool(s.SteadyState), strconv.FormatBool(s.MeetsSLA), string(s.Regime),
 		strconv.Itoa(s.WarmupRequests), strconv.Itoa(s.Cancelled), positiveText(s.AchievedRateRps), positiveText(s.LittleThroughputRps),
 	}
 }

@@ -62,7 +62,7 @@ func TestEdgeFieldsFormatting(t *testing.T) {
 			t.Errorf("bandText(%+v) = %q, want %q", tc.c, got, tc.want)
 		}
 	}
-	for m, want := range map[string]string{methodMeasured: "measured (interpolated between steps)", methodModel: "projected by the queueing model",
+	for m, want := range map[analysis.CapacityMethod]string{methodMeasured: "measured (interpolated between steps)", methodModel: "projected by the queueing model",
 		methodAtLeast: "at least (no limit reached within the ladder)", methodBelowFirstStep: "SLA missed at the lowest load", methodNoData: "no data"} {
 		if got := methodText(m); got != want {
 			t.Errorf("methodText(%s) = %q", m, got)
@@ -77,10 +77,6 @@ func TestEdgeFieldsFormatting(t *testing.T) {
 	ra := &analysis.Analysis{Schedule: plan.ScheduleRate}
 	if got := capacityText(ra, analysis.Capacity{MaxRateWithinSLA: 3.2, OfferedRateRps: 4, Method: methodMeasured}); got != "3.20 req/s served (4.00 req/s offered)" {
 		t.Errorf("open-loop capacity below the offered rate = %q", got)
-	}
-	al := &analysis.Analysis{Overall: analysis.Capacity{MaxConcurrencyWithinSLA: 64, CILow: 64, OpenEnded: true, Method: methodAtLeast}}
-	if got := answer(al); !strings.HasPrefix(got, "One replica handles at least 64.0 concurrency within") {
-		t.Errorf("at_least fallback answer = %q", got)
 	}
 	rows := errorRows(fxEdgeAnalysis().Errors)
 	if len(rows) != 2 || rows[0][0] != "http_500" || rows[0][1] != "12" || strings.Contains(rows[0][2], "\n") ||

@@ -169,7 +169,13 @@ func fxAnalysis() *analysis.Analysis {
 			{Name: "flash_fwd_splitkv_kernel", Class: "attention", TotalTimeNs: 402_000_000, Instances: 22000, Share: 0.2}}}}
 	a.Answer = fmt.Sprintf("One H100-SXM serving llama-3.1-8b handles %s concurrent users within TTFT p95 ≤ 500 ms; "+
 		"5,000 users need %d replicas, about %s/month.", auto(a.Overall.MaxConcurrencyWithinSLA), a.WhatIf[2].Replicas, usd(a.WhatIf[2].CostPerMonthUSD))
-	a.Warnings = []string{"Step short-chat @ 1 concurrency did not reach steady state."}
+	a.Warnings = []analysis.Warning{{Kind: analysis.WarnNotSteady, Segment: "short-chat", Step: 0,
+		Message: "Step short-chat @ 1 concurrency did not reach steady state."},
+		// The analysis's notes on the headline: steps above the error bound, projected what-if rows.
+		{Kind: analysis.WarnErrorRateAboveSLA, Step: -1, Message: "Error rate above 1.0% at 4 step(s): short-chat @ 128 concurrency (3.0%), " +
+			"rag-medium @ 128 concurrency (3.0%), long-context @ 128 concurrency (3.0%), mix @ 128 concurrency (3.0%)."},
+		{Kind: analysis.WarnWhatIfProjected, Step: -1,
+			Message: "What-if rows marked 'projected' are roofline projections to other GPUs, not measurements."}}
 	a.GroundTruth = map[string]any{"max_num_seqs": 48}
 	return a
 }

@@ -175,7 +175,7 @@ func statOf(s analysis.Summary, stat string) float64 {
 
 // bottleneckVerdict is the plain-words verdict for a regime name: the regime's long
 // name, then what it means in parentheses.
-func bottleneckVerdict(regime string) string {
+func bottleneckVerdict(regime analysis.Regime) string {
 	switch regime {
 	case analysis.RegimeQueue:
 		return "queue/admission-bound (requests wait for a free slot or KV cache space; TTFT rises while ITL stays flat)"
@@ -188,7 +188,7 @@ func bottleneckVerdict(regime string) string {
 	case analysis.RegimeNone, "":
 		return "none (no saturation observed within the ladder)"
 	}
-	return regime
+	return string(regime)
 }
 
 // wholeUsers is a users-per-replica figure as whole users, rounded down (a replica

@@ -22,24 +22,24 @@ func renderMarkdown(in *input, charts []string) string {
 	if banner := speedUpBanner(a); banner != "" {
 		fmt.Fprintf(&b, "> **⚠ %s.**\n\n", mdEscape(banner))
 	}
-	fmt.Fprintf(&b, "**%s**\n\n", mdEscape(answer(a)))
+	fmt.Fprintf(&b, "**%s**\n\n", mdEscape(a.Answer))
 	fmt.Fprintf(&b, "**Bottleneck:** %s.\n\n", bottleneckVerdict(a.Overall.Bottleneck))
 	if errorsBound(a) {
 		writeMarkdownErrors(&b, a.Errors)
 	}
-	fmt.Fprintf(&b, "**What to do:** %s\n\n", mdEscape(advice(a)))
+	fmt.Fprintf(&b, "**What to do:** %s\n\n", mdEscape(a.Overall.Advice))
 	b.WriteString("## Key numbers\n\n| | |\n|---|---|\n")
 	for _, kv := range keyNumbers(a) {
 		fmt.Fprintf(&b, "| %s | %s |\n", mdEscape(kv.Key), mdEscape(kv.Value))
 	}
 	fmt.Fprintf(&b, "\n_%s_\n", glossary)
-	if ws := warnings(a); len(ws) > 0 {
+	if ws := a.Warnings; len(ws) > 0 {
 		b.WriteString("\n## Warnings\n\n")
 		if scope := warningScope(a, ws); scope != "" {
 			fmt.Fprintf(&b, "%s\n\n", mdEscape(scope))
 		}
 		for _, w := range ws {
-			fmt.Fprintf(&b, "- %s\n", mdEscape(w))
+			fmt.Fprintf(&b, "- %s\n", mdEscape(w.Message))
 		}
 	}
 	b.WriteString("\n## Segments\n\n| segment | mix share | capacity | band | method | bottleneck | binding constraint |\n|---|---:|---:|---|---|---|---|\n")

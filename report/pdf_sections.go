@@ -24,7 +24,7 @@ func summaryPage(in *input) []core.Row {
 		rows = append(rows, boxed("⚠ "+banner+".", colWarnBG, props.Text{Size: 10.5, Style: fontstyle.Bold}), para(""))
 	}
 	rows = append(rows,
-		boxed(answer(a), colAnswerBG, props.Text{Size: 12, Style: fontstyle.Bold}),
+		boxed(a.Answer, colAnswerBG, props.Text{Size: 12, Style: fontstyle.Bold}),
 		para(""),
 		para("Binding constraint: "+orDash(a.Overall.LimitingConstraint), props.Text{Size: 9.5, Style: fontstyle.Bold, Top: 1}),
 		para(fmt.Sprintf("Bottleneck: %s.", bottleneckVerdict(a.Overall.Bottleneck)), props.Text{Size: 9.5, Top: 1}),
@@ -35,17 +35,17 @@ func summaryPage(in *input) []core.Row {
 	if errorsBound(a) {
 		rows = append(rows, errorsTable(a.Errors)...)
 	}
-	rows = append(rows, para("What to do: "+advice(a), props.Text{Size: 9.5, Top: 1, Bottom: 2}))
+	rows = append(rows, para("What to do: "+a.Overall.Advice, props.Text{Size: 9.5, Top: 1, Bottom: 2}))
 	rows = append(rows, subheading("Key numbers"))
 	rows = append(rows, kvTable(keyNumbers(a))...)
 	rows = append(rows, para(glossary, props.Text{Size: 7.5, Top: 1.5, Bottom: 1, Color: colGrey}))
-	if ws := warnings(a); len(ws) > 0 {
+	if ws := a.Warnings; len(ws) > 0 {
 		rows = append(rows, subheading("Warnings"))
 		if scope := warningScope(a, ws); scope != "" {
 			rows = append(rows, para(scope, props.Text{Size: 8.5, Top: 0.5, Bottom: 1.5, Style: fontstyle.Bold}))
 		}
 		for _, w := range ws {
-			rows = append(rows, boxed("⚠ "+w, colWarnBG, props.Text{Size: 8.5}))
+			rows = append(rows, boxed("⚠ "+w.Message, colWarnBG, props.Text{Size: 8.5}))
 		}
 	}
 	if len(a.WhatIf) > 0 {

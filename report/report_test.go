@@ -45,7 +45,7 @@ func TestWriteDegenerate(t *testing.T) {
 			}, Capacity: analysis.Capacity{Method: "below_first_step", MaxConcurrencyWithinSLA: nan}},
 			{Segment: "empty"},
 		},
-		Overall: analysis.Capacity{Method: "below_first_step"}}
+		Overall: analysis.Capacity{Method: "below_first_step"}, Answer: "No load level of the ladder met the SLA."}
 	dir := t.TempDir()
 	if err := Write(dir, a, nil); err != nil {
 		t.Fatal(err)
@@ -56,8 +56,8 @@ func TestWriteDegenerate(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, FileMarkdown))
-	if !strings.Contains(string(md), "No load level of the ladder met the SLA") {
-		t.Errorf("summary.md lacks the below-first-step answer:\n%s", md)
+	if !strings.Contains(string(md), "**No load level of the ladder met the SLA.**") {
+		t.Errorf("summary.md lacks the analysis's answer:\n%s", md)
 	}
 }
 

@@ -12,27 +12,6 @@ import (
 // keyValue is one labelled number of the executive summary.
 type keyValue struct{ Key, Value string }
 
-// answer is the one-sentence answer: the analysis's own, else one built from Overall.
-func answer(a *analysis.Analysis) string {
-	if s := strings.TrimSpace(a.Answer); s != "" {
-		return s
-	}
-	c := a.Overall
-	x := capacityLoad(a, c)
-	if !finite(x) {
-		return "No load level of the ladder met the SLA (" + constraintsText(a.Constraints) + ")."
-	}
-	gpu := deploymentGPU(a)
-	if gpu == "" {
-		gpu = "replica"
-	}
-	atLeast := ""
-	if c.Method == methodAtLeast {
-		atLeast = "at least "
-	}
-	return fmt.Sprintf("One %s handles %s%s %s within %s.", gpu, atLeast, auto(x), loadName(a), constraintsText(a.Constraints))
-}
-
 // keyNumbers lists the headline figures for page 1, the Markdown and the workbook.
 func keyNumbers(a *analysis.Analysis) []keyValue {
 	c := a.Overall
@@ -89,8 +68,9 @@ const glossary = "TTFT = time to first token (how long a user waits before the a
 
 // warningScope says whether the warnings touch the headline: the headline comes from
 // the ladder named by OverallSource, and warnings about other segments' own ladders
-// do not change it. Empty when there are no warnings.
-func warningScope(a *analysis.Analysis, ws []string) string {
+// do not change it. A warning's Segment says which ladder it concerns ("" the whole
+// run or the headline). Empty when there are no warnings.
+func warningScope(a *analysis.Analysis, ws []analysis.Warning) string {
 	if len(ws) == 0 {
 		return ""
 	}
@@ -100,12 +80,11 @@ func warningScope(a *analysis.Analysis, ws []string) string {
 	}
 	var others []string
 	for _, w := range ws {
-		seg, ok := warningSegment(w)
-		if !ok || seg == src {
+		if w.Segment == "" || w.Segment == src {
 			return fmt.Sprintf("Some warnings concern the headline itself (the %s ladder or the whole run): read them before using the numbers.", src)
 		}
-		if !slices.Contains(others, seg) {
-			others = append(others, seg)
+		if !slices.Contains(others, w.Segment) {
+			others = append(others, w.Segment)
 		}
 	}
 	what := "the " + src + " ladder"
@@ -116,107 +95,10 @@ func warningScope(a *analysis.Analysis, ws []string) string {
 		strings.Join(others, ", "), what)
 }
 
-// warningSegment extracts the segment a warning is about ("segment NAME, …" or
-// "segment NAME: …"); ok is false for run-wide warnings.
-func warningSegment(w string) (string, bool) {
-	rest, ok := strings.CutPrefix(w, "segment ")
-	if !ok {
-		return "", false
-	}
-	end := strings.IndexAny(rest, ",: ")
-	if end <= 0 {
-		return "", false
-	}
-	return rest[:end], true
-}
-
 // orDash returns s, or "–" when it is empty.
-func orDash(s string) string {
-	if strings.TrimSpace(s) == "" {
+func orDash[S ~string](s S) string {
+	if strings.TrimSpace(string(s)) == "" {
 		return "–"
 	}
-	return s
-}
-
-// warnings are the analysis's warnings plus the ones the report derives itself:
-// steps not in steady state, error rates above the SLA, projections, extrapolation.
-func warnings(a *analysis.Analysis) []string {
-	out := slices.Clone(a.Warnings)
-	maxErr := a.Plan.SLA.MaxErrorRate
-	if maxErr <= 0 {
-		maxErr = 0.01
-	}
-	var unsteady, erroring []string
-	for _, seg := range allSegments(a) {
-		for _, s := range seg.Steps {
-			if !s.SteadyState {
-				unsteady = append(unsteady, stepLabel(a, s))
-			}
-			if s.ErrorRate > maxErr {
-				erroring = append(erroring, fmt.Sprintf("%s (%s)", stepLabel(a, s), pct(s.ErrorRate)))
-			}
-		}
-	}
-	if len(unsteady) > 0 && !mentions(a.Warnings, "steady state") {
-		out = append(out, fmt.Sprintf("Steady state not reached at %d step(s): %s.", len(unsteady), clip(unsteady, 6)))
-	}
-	if len(erroring) > 0 && !mentions(a.Warnings, "error rate") {
-		out = append(out, fmt.Sprintf("Error rate above %s at %d step(s): %s.", pct(maxErr), len(erroring), clip(erroring, 6)))
-	}
-	switch a.Overall.Method {
-	case methodModel:
-		out = append(out, "The capacity is a model projection beyond the last measured step, not a measurement.")
-	case methodAtLeast:
-		out = append(out, "Every step met the SLA: the capacity is the highest load tested, a lower bound; extend the ladder upwards to find the limit.")
-	case methodBelowFirstStep:
-		if !errorsBound(a) {
-			out = append(out, "The SLA already fails at the lowest load measured: extend the ladder downwards.")
-		}
-	case methodNoData:
-		out = append(out, "No measured step had data: the capacity could not be determined.")
-	}
-	for _, w := range a.WhatIf {
-		if w.Projected {
-			out = append(out, "What-if rows marked 'projected' are roofline projections to other GPUs, not measurements.")
-			break
-		}
-	}
-	return slices.Compact(out)
-}
-
-// mentions reports whether any of ws contains phrase (case-insensitive): the analysis
-// already warned about it, so the report does not repeat it.
-func mentions(ws []string, phrase string) bool {
-	for _, w := range ws {
-		if strings.Contains(strings.ToLower(w), phrase) {
-			return true
-		}
-	}
-	return false
-}
-
-// clip joins at most n items, noting how many more there are.
-func clip(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, ", ")
-	}
-	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
-}
-
-// advice is what to do about the bottleneck: the analysis's advice, else a default.
-func advice(a *analysis.Analysis) string {
-	if s := strings.TrimSpace(a.Overall.Advice); s != "" {
-		return s
-	}
-	switch a.Overall.Bottleneck {
-	case analysis.RegimeErrors:
-		return "Fix the failing requests first (see the error breakdown): capacity cannot be measured while the target returns errors."
-	case analysis.RegimeQueue:
-		return "Add replicas, or raise max_num_seqs if KV cache has room: the GPU still has spare decode capacity."
-	case analysis.RegimePrefill:
-		return "Use a GPU with more compute (FLOPS), enable chunked prefill / prefix caching, or split long-prompt traffic onto its own replicas."
-	case analysis.RegimeDecode:
-		return "Use a GPU with more memory bandwidth, quantise the model or the KV cache, or add replicas."
-	}
-	return "Extend the ladder to higher load to find the limit."
+	return string(s)
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -8,16 +9,23 @@ import (
 	"github.com/llmcap/llmcap/plan"
 )
 
+// TestWarningScope: whether the warnings touch the headline follows each warning's
+// Segment, not its wording.
 func TestWarningScope(t *testing.T) {
 	a := &analysis.Analysis{OverallSource: plan.MixSegment}
-	segOnly := []string{"segment medium, load 32: not in steady state", "segment long: no steady step filled the slots"}
+	seg := func(s, msg string) analysis.Warning {
+		return analysis.Warning{Kind: analysis.WarnNotSteady, Segment: s, Step: 3, Message: msg}
+	}
+	// The messages name other segments (or none): only Segment counts.
+	segOnly := []analysis.Warning{seg("medium", "segment mix, load 32: not in steady state"), seg("long", "no steady step filled the slots")}
 	got := warningScope(a, segOnly)
-	if !strings.Contains(got, "(medium, long)") || !strings.Contains(got, "not affected") {
+	if got != "These warnings concern only the per-segment ladders (medium, long); the headline comes from the weighted-mix ladder and is not affected by them." {
 		t.Errorf("segment-only warnings: %q", got)
 	}
-	for _, ws := range [][]string{append(segOnly, "segment mix, load 32: not in steady state"), {"The capacity is a model projection"}} {
-		if got := warningScope(a, ws); !strings.HasPrefix(got, "Some warnings concern the headline") {
-			t.Errorf("%q: scope %q, want a headline caveat", ws, got)
+	runWide := analysis.Warning{Kind: analysis.WarnHeadlineProjected, Step: -1, Message: "segment medium: the capacity is a model projection"}
+	for _, ws := range [][]analysis.Warning{append(slices.Clone(segOnly), seg(plan.MixSegment, "segment medium, load 32")), {runWide}} {
+		if got := warningScope(a, ws); got != "Some warnings concern the headline itself (the mix ladder or the whole run): read them before using the numbers." {
+			t.Errorf("%+v: scope %q, want a headline caveat", ws, got)
 		}
 	}
 	if got := warningScope(a, nil); got != "" {
@@ -58,5 +66,35 @@ func TestNiceTicksAndShares(t *testing.T) {
 	a := &analysis.Analysis{Plan: plan.Plan{Report: plan.Report{TargetUsers: []int{100, 5000, 1000}}}}
 	if headlineTarget(a) != 5000 {
 		t.Errorf("headlineTarget = %d, want 5000", headlineTarget(a))
+	}
+}
+
+// TestSummaryRendersAnalysisVerdict: page 1, the Markdown and the workbook show the
+// analysis's answer, advice and warnings as written and add none of their own — not
+// for an at_least headline, projected what-if rows or steps above the error bound.
+func TestSummaryRendersAnalysisVerdict(t *testing.T) {
+	a := fxAnalysis()
+	a.Overall.Method, a.Overall.OpenEnded, a.Overall.CIHigh = methodAtLeast, true, 0
+	a.Answer, a.Overall.Advice = "The analysis's own answer.", "The analysis's own advice."
+	a.Segments[0].Steps[0].ErrorRate = 0.5
+	only := analysis.Warning{Kind: analysis.WarnNotSteady, Segment: a.Segments[0].Segment, Step: 0, Message: "The only warning."}
+	a.Warnings = []analysis.Warning{only}
+	in, err := loadInput(fxWriteRunDir(t, a, 5), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := renderMarkdown(in, nil)
+	if !strings.Contains(md, "**The analysis's own answer.**") || !strings.Contains(md, "**What to do:** The analysis's own advice.") ||
+		strings.Count(md, "\n- ") != 1 || !strings.Contains(md, "\n- The only warning.\n") {
+		t.Errorf("summary.md:\n%s", md)
+	}
+	p1 := strings.Join(pageTexts(summaryPage(in)), "\n")
+	if !strings.Contains(p1, "The analysis's own answer.") || !strings.Contains(p1, "What to do: The analysis's own advice.") ||
+		strings.Count(p1, "⚠ ") != 1 || !strings.Contains(p1, "⚠ The only warning.") {
+		t.Errorf("page 1:\n%s", p1)
+	}
+	a.Warnings = nil
+	if md := renderMarkdown(in, nil); strings.Contains(md, "## Warnings") {
+		t.Errorf("no analysis warnings, yet a warnings section:\n%s", md)
 	}
 }

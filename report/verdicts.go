@@ -35,7 +35,7 @@ func shown(s analysis.Summary) analysis.Summary {
 }
 
 // methodText is a capacity method in plain words.
-func methodText(m string) string {
+func methodText(m analysis.CapacityMethod) string {
 	switch m {
 	case methodMeasured:
 		return "measured (interpolated between steps)"
@@ -48,7 +48,7 @@ func methodText(m string) string {
 	case methodNoData, "":
 		return "no data"
 	}
-	return m
+	return string(m)
 }
 
 // bandText is a capacity's 95% confidence band: "lo – hi", "≥ lo" when open-ended

@@ -32,8 +32,8 @@ func writeSummarySheet(f *excelize.File, st styles, in *input) error {
 		return fmt.Errorf("summary: %w", err)
 	}
 	_ = set("A2", fmt.Sprintf("Run %s, %s", a.RunID, dateText(in.date)), 0)
-	_ = set("A3", answer(a), st.boldWrap)
-	_ = set("A4", fmt.Sprintf("Bottleneck: %s. What to do: %s", bottleneckVerdict(a.Overall.Bottleneck), advice(a)), st.wrap)
+	_ = set("A3", a.Answer, st.boldWrap)
+	_ = set("A4", fmt.Sprintf("Bottleneck: %s. What to do: %s", bottleneckVerdict(a.Overall.Bottleneck), a.Overall.Advice), st.wrap)
 	if banner := speedUpBanner(a); banner != "" {
 		_ = set("A5", "⚠ "+banner+".", st.bold)
 		_ = f.MergeCell(sh, "A5", "F5")
@@ -58,11 +58,11 @@ func writeSummarySheet(f *excelize.File, st styles, in *input) error {
 		return fmt.Errorf("summary calculator: %w", err)
 	}
 	r = end + 2
-	if ws := warnings(a); len(ws) > 0 {
+	if ws := a.Warnings; len(ws) > 0 {
 		_ = set(cellName(1, r, false), "Warnings", st.header)
 		for _, w := range ws {
 			r++
-			_ = set(cellName(1, r, false), w, 0)
+			_ = set(cellName(1, r, false), w.Message, 0)
 		}
 		r += 2
 	}

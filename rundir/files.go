@@ -29,9 +29,10 @@ type RunMeta struct {
 	Steps       []plan.Step `json:"steps"`
 	Models      any         `json:"models,omitempty"` // the target's GET /v1/models body
 	Target      TargetInfo  `json:"target"`
-	// Warnings are the sweep's warnings about the measurement's validity (e.g.
-	// WarnNotStreaming: the server ignored stream:true, so TTFT = E2E).
-	Warnings []string `json:"warnings,omitempty"`
+	// Warnings are the sweep's warnings about the measurement's validity, typed by
+	// kind (e.g. WarnNotStreaming: the server ignored stream:true, so TTFT = E2E); an
+	// older run.json's plain strings read as WarnLegacy warnings.
+	Warnings []Warning `json:"warnings,omitempty"`
 	// Error is why the run failed (State "failed"), e.g. a preflight failure.
 	Error string `json:"error,omitempty"`
 }

@@ -6,33 +6,29 @@ import (
 	"strings"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/rundir"
 )
 
-// captureFailedWarning starts run.json's warning about failed profile captures: one
-// warning per distinct capture error, naming the steps it hit, e.g.
-// "profile capture failed (steps chat c=2, chat c=8): before measure: capture: …".
-const captureFailedWarning = "profile capture failed (step"
-
 // noteCapture records a step's capture outcome in run.json's warnings (which reach the
-// analysis, the report and the CLI summary): a failure adds the step to the warning of
-// its error; a success (msg "") removes the step from any warning an interrupted earlier
-// invocation of a resumed run left.
+// analysis, the report and the CLI summary): one rundir.WarnCaptureFailed warning per
+// distinct capture error, listing the steps it hit. A failure adds the step to the
+// warning of its error; a success (msg "") removes the step from any warning an
+// interrupted earlier invocation of a resumed run left.
 func (rn *runner) noteCapture(st plan.Step, msg string) {
 	label := fmt.Sprintf("%s %s", st.Segment, stepLoadLabel(st))
 	added := msg == ""
-	var out []string
+	var out []rundir.Warning
 	for _, w := range rn.meta.Warnings {
-		steps, wmsg, ok := parseCaptureWarning(w)
-		if !ok {
+		if w.Kind != rundir.WarnCaptureFailed || w.Data == nil {
 			out = append(out, w)
 			continue
 		}
-		steps = slices.DeleteFunc(steps, func(s string) bool { return s == label })
-		if wmsg == msg && !added {
+		steps := slices.DeleteFunc(slices.Clone(w.Data.Steps), func(s string) bool { return s == label })
+		if w.Data.Error == msg && !added {
 			steps, added = append(steps, label), true
 		}
 		if len(steps) > 0 {
-			out = append(out, captureWarning(steps, wmsg))
+			out = append(out, captureWarning(steps, w.Data.Error))
 		}
 	}
 	if !added {
@@ -48,24 +44,14 @@ func stepLoadLabel(st plan.Step) string {
 	return fmt.Sprintf("r=%g/s", st.Rate)
 }
 
-func captureWarning(steps []string, msg string) string {
+// captureWarning is the run.json warning of the capture error msg at steps, e.g.
+// "profile capture failed (steps chat c=2, chat c=8): before measure: capture: …".
+func captureWarning(steps []string, msg string) rundir.Warning {
 	s := "s"
 	if len(steps) == 1 {
 		s = ""
 	}
-	return fmt.Sprintf("%s%s %s): %s", captureFailedWarning, s, strings.Join(steps, ", "), msg)
-}
-
-// parseCaptureWarning splits a captureWarning into its steps and error message.
-func parseCaptureWarning(w string) (steps []string, msg string, ok bool) {
-	rest, ok := strings.CutPrefix(w, captureFailedWarning)
-	if !ok {
-		return nil, "", false
-	}
-	rest = strings.TrimPrefix(rest, "s")
-	list, msg, ok := strings.Cut(strings.TrimPrefix(rest, " "), "): ")
-	if !ok {
-		return nil, "", false
-	}
-	return strings.Split(list, ", "), msg, true
+	return rundir.Warning{Kind: rundir.WarnCaptureFailed, Step: rundir.RunWide,
+		Message: fmt.Sprintf("profile capture failed (step%s %s): %s", s, strings.Join(steps, ", "), msg),
+		Data:    &rundir.WarningData{Steps: steps, Error: msg}}
 }

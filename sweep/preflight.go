@@ -32,8 +32,8 @@ const (
 	preflightPrompt = "Say hello."
 )
 
-// WarnNotStreaming is the run.json warning recorded when the target answers a
-// stream:true request with a plain JSON body.
+// WarnNotStreaming is the message of the run.json warning (rundir.WarnNotStreaming)
+// recorded when the target answers a stream:true request with a plain JSON body.
 const WarnNotStreaming = "server does not stream: TTFT = E2E and ITL are meaningless"
 
 // PreflightError is a preflight failure: the target cannot be reached, does not serve
@@ -49,7 +49,7 @@ func (e *PreflightError) Error() string { return e.Msg }
 // target is reachable; target.model is among the served models when the list is
 // given; a 404 only warns) and then one small streaming probe request. It returns the
 // decoded /models body (nil when unavailable) and any warnings for run.json.
-func preflight(ctx context.Context, t plan.Target, base string, log *slog.Logger) (models any, warnings []string, err error) {
+func preflight(ctx context.Context, t plan.Target, base string, log *slog.Logger) (models any, warnings []rundir.Warning, err error) {
 	hc := preflightClient(t)
 	defer hc.CloseIdleConnections()
 	models, err = preflightModels(ctx, hc, t, base, log)
@@ -63,7 +63,7 @@ func preflight(ctx context.Context, t plan.Target, base string, log *slog.Logger
 	}
 	if !streams {
 		log.Warn(WarnNotStreaming, "url", base)
-		warnings = append(warnings, WarnNotStreaming)
+		warnings = append(warnings, rundir.Warning{Kind: rundir.WarnNotStreaming, Step: rundir.RunWide, Message: WarnNotStreaming})
 	}
 	return models, warnings, nil
 }
@@ -157,15 +157,6 @@ func modelIDs(v any) (ids []string, anyName bool) {
 func servesModel(ids []string, model string) bool {
 	for _, id := range ids {
 		if id == model || strings.TrimSuffix(id, ":latest") == strings.TrimSuffix(model, ":latest") {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}

@@ -130,8 +130,9 @@ func TestPreflightNonStreamingWarns(t *testing.T) {
 		t.Fatalf("Run: %v (a non-streaming server only warns)", err)
 	}
 	_, _, meta := rtReadMeta(t, dir)
-	if len(meta.Warnings) != 1 || meta.Warnings[0] != WarnNotStreaming {
-		t.Errorf("run.json warnings = %q, want [%q]", meta.Warnings, WarnNotStreaming)
+	if len(meta.Warnings) != 1 || meta.Warnings[0].Kind != rundir.WarnNotStreaming || meta.Warnings[0].Message != WarnNotStreaming ||
+		meta.Warnings[0].Step != rundir.RunWide {
+		t.Errorf("run.json warnings = %+v, want one %s warning: %q", meta.Warnings, rundir.WarnNotStreaming, WarnNotStreaming)
 	}
 	if meta.State != rundir.StateComplete {
 		t.Errorf("state %q", meta.State)

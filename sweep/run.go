@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -91,8 +92,10 @@ type runner struct {
 // (run.json, records.jsonl, steps.jsonl, server-metrics.jsonl). A cancelled ctx ends the
 // sweep with ErrInterrupted after recording what completed (in-flight requests are
 // recorded as cancelled; run.json says interrupted). Other errors (bad plan, target not
-// reachable, disk) mark run.json failed when it exists. The run directory is locked
-// (FileLock) while Run drives it: a second Run on it fails at once, naming the holder.
+// reachable, disk) mark run.json failed when it exists. Every error but a failed
+// preflight (*PreflightError, which names the target) and ErrInterrupted starts with
+// "sweep". The run directory is locked (FileLock) while Run drives it: a second Run on
+// it fails at once, naming the holder.
 func Run(ctx context.Context, p *plan.Plan, opts Options) error {
 	if opts.OutDir == "" {
 		return errors.New("sweep: no run directory (Options.OutDir)")
@@ -122,7 +125,7 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 	if rn.opts.Resume {
 		rs, err := rundir.PrepareResume(rn.dir)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("sweep: %w", err)
 		}
 		if p == nil {
 			p = &rs.Meta.Plan
@@ -153,7 +156,7 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 		rn.segs = append(rn.segs, g)
 	}
 	if err := ensureFDs(fdsNeeded(rn.meta.Steps, p.Ladder, p.Target.IsSimulator())); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	var err error
 	if rn.out, err = rundir.OpenWriter(rn.dir); err != nil {
@@ -162,10 +165,11 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 	return done, nil
 }
 
-// appendNew appends the items of add not already in list.
-func appendNew(list []string, add ...string) []string {
+// appendNew appends the warnings of add not already in list (rundir.Warning.Same: a
+// resumed run re-raising a warning keeps one).
+func appendNew(list []rundir.Warning, add ...rundir.Warning) []rundir.Warning {
 	for _, a := range add {
-		if !contains(list, a) {
+		if !slices.ContainsFunc(list, a.Same) {
 			list = append(list, a)
 		}
 	}
@@ -307,11 +311,13 @@ func (rn *runner) finish(err error) error {
 	return err
 }
 
-// openAfterDoneWarning starts run.json's warning about responses left open after [DONE].
+// openAfterDoneWarning is the log message and the start of run.json's warning about
+// responses left open after [DONE].
 const openAfterDoneWarning = "server keeps streams open after [DONE]"
 
-// noteOpenAfterDone adds one run.json warning when the server left responses open after
-// [DONE] (replacing the count of an earlier invocation of a resumed run).
+// noteOpenAfterDone adds one run.json warning (rundir.WarnHeldOpenAfterDone) when the
+// server left responses open after [DONE], replacing the one of an earlier invocation of
+// a resumed run.
 func (rn *runner) noteOpenAfterDone() {
 	c, ok := rn.client.(*Client)
 	if !ok || c == nil {
@@ -321,13 +327,10 @@ func (rn *runner) noteOpenAfterDone() {
 	if n == 0 {
 		return
 	}
-	kept := rn.meta.Warnings[:0]
-	for _, w := range rn.meta.Warnings {
-		if !strings.HasPrefix(w, openAfterDoneWarning) {
-			kept = append(kept, w)
-		}
-	}
-	rn.meta.Warnings = append(kept, fmt.Sprintf("%s: %d responses were still open %v after it "+
-		"(their connections were closed, not reused; the measurements are unaffected)", openAfterDoneWarning, n, drainAfterDone))
+	kept := slices.DeleteFunc(rn.meta.Warnings, func(w rundir.Warning) bool { return w.Kind == rundir.WarnHeldOpenAfterDone })
+	rn.meta.Warnings = append(kept, rundir.Warning{Kind: rundir.WarnHeldOpenAfterDone, Step: rundir.RunWide,
+		Message: fmt.Sprintf("%s: %d responses were still open %v after it "+
+			"(their connections were closed, not reused; the measurements are unaffected)", openAfterDoneWarning, n, drainAfterDone),
+		Data: &rundir.WarningData{Count: int(n)}})
 	rn.log.Warn(openAfterDoneWarning, "responses", n)
 }

@@ -71,8 +71,9 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 	if trace != nil {
 		rows := trace.trace.rows
 		for _, n := range traceStepNotes(st, len(rows), rows[len(rows)-1].Offset) {
-			rn.log.Warn("trace step: "+n, "step", st.Index, "segment", st.Segment)
-			rn.meta.Warnings = appendNew(rn.meta.Warnings, fmt.Sprintf("step %d (%s): %s", st.Index, st.Segment, n))
+			rn.log.Warn("trace step: "+n.Message, "step", st.Index, "segment", st.Segment)
+			n.Message = fmt.Sprintf("step %d (%s): %s", st.Index, st.Segment, n.Message)
+			rn.meta.Warnings = appendNew(rn.meta.Warnings, n)
 		}
 	}
 	rn.progress.beginStep(fmt.Sprintf("%s step %d/%d %s=%g", st.Segment, st.Index+1, len(rn.meta.Steps), st.Schedule, st.Load()))

@@ -52,16 +52,20 @@ func TestFinalizeGracePhase(t *testing.T) {
 // TestNoteOpenAfterDone: one run.json warning, its count replaced on a resumed run.
 func TestNoteOpenAfterDone(t *testing.T) {
 	c := NewClient(ClientConfig{})
-	rn := &runner{client: c, meta: &rundir.RunMeta{Warnings: []string{"other",
-		openAfterDoneWarning + ": 3 responses were still open 1s after it"}}, log: slog.New(slog.DiscardHandler)}
+	other := rundir.Warning{Kind: rundir.WarnLegacy, Step: rundir.RunWide, Message: "other"}
+	// The earlier invocation's warning is found by its kind, whatever its wording.
+	earlier := rundir.Warning{Kind: rundir.WarnHeldOpenAfterDone, Step: rundir.RunWide, Message: "3 held open",
+		Data: &rundir.WarningData{Count: 3}}
+	rn := &runner{client: c, meta: &rundir.RunMeta{Warnings: []rundir.Warning{other, earlier}}, log: slog.New(slog.DiscardHandler)}
 	rn.noteOpenAfterDone()
 	if len(rn.meta.Warnings) != 2 {
-		t.Fatalf("no responses left open: warnings %q, want them unchanged", rn.meta.Warnings)
+		t.Fatalf("no responses left open: warnings %+v, want them unchanged", rn.meta.Warnings)
 	}
 	c.openAfterDone.Add(7)
 	rn.noteOpenAfterDone()
 	w := rn.meta.Warnings
-	if len(w) != 2 || w[0] != "other" || !strings.HasPrefix(w[1], openAfterDoneWarning+": 7 responses") {
-		t.Errorf("warnings %q, want other and one open-after-[DONE] warning with count 7", w)
+	if len(w) != 2 || w[0] != other || w[1].Kind != rundir.WarnHeldOpenAfterDone || w[1].Data.Count != 7 ||
+		!strings.HasPrefix(w[1].Message, openAfterDoneWarning+": 7 responses") {
+		t.Errorf("warnings %+v, want other and one open-after-[DONE] warning with count 7", w)
 	}
 }

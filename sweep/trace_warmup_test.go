@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // TestTraceStepWarmupIsAShareOfTheTrace: a warm-up duration longer than the whole
@@ -52,8 +53,10 @@ func TestTraceStepWarmupIsAShareOfTheTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, meta := rtRead(t, dir)
-	if len(meta.Warnings) != 1 || !strings.Contains(meta.Warnings[0], "step 0 (tr): the measurement window (ladder.duration 300ms) ends before the trace does") {
-		t.Errorf("run.json warnings = %q", meta.Warnings)
+	if len(meta.Warnings) != 1 || meta.Warnings[0].Kind != rundir.WarnTraceWindowCut || meta.Warnings[0].Segment != "tr" ||
+		meta.Warnings[0].Step != 0 || meta.Warnings[0].Data.Count != 200 ||
+		!strings.HasPrefix(meta.Warnings[0].Message, "step 0 (tr): the measurement window (ladder.duration 300ms) ends before the trace does") {
+		t.Errorf("run.json warnings = %+v", meta.Warnings)
 	}
 }
 
@@ -74,7 +77,13 @@ func TestTraceWarmupRulesAndNotes(t *testing.T) {
 		}
 	}
 	notes := traceStepNotes(plan.Step{Duration: 3 * time.Second}, 200, 40*time.Second)
-	if len(notes) != 1 || !strings.Contains(notes[0], "ladder.duration 3s) ends before the trace does (200 requests over 40s") {
-		t.Errorf("notes = %q", notes)
+	if len(notes) != 1 || notes[0].Kind != rundir.WarnTraceWindowCut ||
+		!strings.Contains(notes[0].Message, "ladder.duration 3s) ends before the trace does (200 requests over 40s") {
+		t.Errorf("notes = %+v", notes)
+	}
+	notes = traceStepNotes(plan.Step{Index: 2, Segment: "tr"}, 0, time.Second)
+	if len(notes) != 1 || notes[0].Kind != rundir.WarnTraceTooShort || notes[0].Step != 2 || notes[0].Segment != "tr" ||
+		notes[0].Message != "the trace has 0 requests: nothing is left to measure after 0 warm-up requests" {
+		t.Errorf("too-short notes = %+v", notes)
 	}
 }

@@ -64,7 +64,7 @@ Without --format it uses the plan's report.formats.`,
 			defer in.close()
 			a, err := reportAnalysis(g, in, cmd.OutOrStdout(), dir)
 			if err != nil {
-				return withDir("report", dir, err)
+				return err
 			}
 			if err := in.render(dir, a, want); err != nil {
 				return err
@@ -88,14 +88,6 @@ func noOut(cmd *cobra.Command, verb, dir string) error {
 	return fmt.Errorf("%s writes into the run directory %s; -o/--out %s is not supported here "+
 		"(to write elsewhere, e.g. from a read-only run directory, copy it first: cp -r %s %s && llmcap %s %s)",
 		verb, dir, f.Value.String(), shellQuote(dir), shellQuote(f.Value.String()), verb, shellQuote(f.Value.String()))
-}
-
-// withDir prefixes err with "verb dir: " unless its message already names dir.
-func withDir(verb, dir string, err error) error {
-	if strings.Contains(err.Error(), dir) {
-		return err
-	}
-	return fmt.Errorf("%s %s: %w", verb, dir, err)
 }
 
 // oneRunDir requires exactly one argument, the run directory, with a usage line.
@@ -135,11 +127,15 @@ func checkFormats(formats []string) ([]string, error) {
 }
 
 // reportAnalysis reads dir's analysis.json, re-running the analysis (and saying why in
-// one log line) when it is missing or stale.
+// one log line) when it is missing or stale. Its errors name dir: the analysis's do,
+// a file error (*fs.PathError) names its path, others get "report DIR: ".
 func reportAnalysis(g *globals, in *interrupter, w io.Writer, dir string) (*analysis.Analysis, error) {
 	a, err := analysis.ReadJSON(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return in.analyzeInterruptible(w, dir)
+	}
+	if pe := (*fs.PathError)(nil); err != nil && !errors.As(err, &pe) {
+		return nil, fmt.Errorf("report %s: %w", dir, err)
 	}
 	if err != nil {
 		return nil, err

@@ -4,25 +4,25 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/llmcap/llmcap/rundir"
 
 	"github.com/llmcap/llmcap/analysis"
 )
 
-// runStateWarning is the prefix of the analysis warning that records a run which was
-// not complete when it was analysed ("the run is interrupted: some steps may be missing").
-const runStateWarning = "the run is "
-
 // staleAnalysis says why dir's analysis.json (already read as a) no longer describes
-// the run directory, or "" when it is current: a run file (records.jsonl, steps.jsonl,
-// run.json) was modified after analysis.json (e.g. by `llmcap sweep --resume`), or the
-// run state recorded in the analysis differs from run.json's.
+// the run directory, or "" when it is current: it was written in another format than
+// this llmcap's (analysis.FormatVersion: an older one has untyped warnings and lacks
+// fields the report renders), a run file (records.jsonl, steps.jsonl, run.json) was
+// modified after analysis.json (e.g. by `llmcap sweep --resume`), or the run state
+// recorded in the analysis differs from run.json's.
 func staleAnalysis(dir string, a *analysis.Analysis) string {
 	st, err := os.Stat(filepath.Join(dir, analysis.FileAnalysis))
 	if err != nil {
 		return ""
+	}
+	if a.FormatVersion != analysis.FormatVersion {
+		return fmt.Sprintf("%s is in format %d, this llmcap writes format %d", analysis.FileAnalysis, a.FormatVersion, analysis.FormatVersion)
 	}
 	for _, name := range []string{rundir.FileRecords, rundir.FileSteps, rundir.FileRun} {
 		if f, err := os.Stat(filepath.Join(dir, name)); err == nil && f.ModTime().After(st.ModTime()) {
@@ -56,18 +56,10 @@ func runState(dir string) (state string, ok bool) {
 	return meta.State, true
 }
 
-// analysedState is the run state the analysis saw: its run_state, else the state named
-// by an older analysis's "the run is STATE: …" warning, else complete.
+// analysedState is the run state the analysis saw: its run_state, else complete.
 func analysedState(a *analysis.Analysis) string {
 	if a.RunState != "" {
 		return a.RunState
-	}
-	for _, w := range a.Warnings {
-		if rest, ok := strings.CutPrefix(w, runStateWarning); ok {
-			if state, _, ok := strings.Cut(rest, ":"); ok && !strings.Contains(state, " ") {
-				return state
-			}
-		}
 	}
 	return rundir.StateComplete
 }

@@ -229,12 +229,19 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 	case errors.Is(err, sweep.ErrInterrupted) || (err != nil && ctx.Err() != nil):
 		return &exitError{code: 130, err: interruptedSweep(dir)}
 	case err != nil:
-		if strings.HasPrefix(err.Error(), "sweep") {
-			return err
-		}
-		return fmt.Errorf("sweep: %w", err)
+		return sweepError(err)
 	}
 	return nil
+}
+
+// sweepError is the error of a failed sweep, labelled "sweep": sweep.Run's own errors
+// are; a failed preflight (*sweep.PreflightError) names only the target, so it gets the
+// label here.
+func sweepError(err error) error {
+	if pe := (*sweep.PreflightError)(nil); errors.As(err, &pe) {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	return err
 }
 
 // interruptedSweep is the error of a sweep stopped by Ctrl-C: where its completed steps
@@ -311,7 +318,7 @@ func analyzeAndReport(ctx context.Context, w io.Writer, dir string, formats []st
 func analyzeDir(w io.Writer, dir string) (*analysis.Analysis, error) {
 	a, err := analysis.Analyze(dir)
 	if err != nil {
-		return nil, withDir("analyze", dir, err)
+		return nil, err // Analyze's errors name dir ("analyze DIR: …")
 	}
 	if err := analysis.WriteJSON(dir, a); err != nil {
 		return nil, fmt.Errorf("analyze %s: %w", dir, err)

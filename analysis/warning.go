@@ -1,0 +1,152 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/llmcap/llmcap/rundir"
+)
+
+// WarningKind names what an analysis warning is about. Decisions (which warnings touch
+// the headline, which run state the analysis saw) read the kind and Warning's typed
+// fields, never the wording of Warning.Message. The sweep's warnings keep their
+// rundir.WarningKind ("not-streaming", "capture-failed", …, "legacy").
+type WarningKind string
+
+// The kinds of warning the analysis raises, in the order Analyze lists them.
+const (
+	// WarnSpeedUp: the simulator ran faster than real time (Analysis.SpeedUp).
+	WarnSpeedUp WarningKind = "speed-up"
+	// WarnMalformedRecords: malformed lines of records.jsonl were skipped.
+	WarnMalformedRecords WarningKind = "malformed-records"
+	// WarnRunIncomplete: run.json's state is not complete (Analysis.RunState); the
+	// unfinished steps were left out.
+	WarnRunIncomplete WarningKind = "run-incomplete"
+	// WarnCancelled: more than 5% of a step's measured requests were cut off at the end
+	// of the grace period.
+	WarnCancelled WarningKind = "cancelled"
+	// WarnNotSteady: a step did not reach steady state.
+	WarnNotSteady WarningKind = "not-steady"
+	// WarnFitUnderdetermined: a segment's model was fitted to fewer than 3 steps.
+	WarnFitUnderdetermined WarningKind = "fit-underdetermined"
+	// WarnSlotsNotIdentified: no step of a segment saturated the server.
+	WarnSlotsNotIdentified WarningKind = "slots-not-identified"
+	// WarnFitMeaningless: a segment's TTFT fit has R² < 0 or no step has ITL.
+	WarnFitMeaningless WarningKind = "fit-meaningless"
+	// WarnITLNotApplicable: a segment's ITL constraints did not apply (1-token replies).
+	WarnITLNotApplicable WarningKind = "itl-not-applicable"
+	// WarnSlotsBandOpen: the slots' band of a segment has no upper bound.
+	WarnSlotsBandOpen WarningKind = "slots-band-open"
+	// WarnClientLimited: the load generator, not the server, limited open-loop steps.
+	WarnClientLimited WarningKind = "client-limited"
+	// WarnCapacityAtLeast: every step of a segment met the SLA (a lower bound), or, when
+	// the client limited the load, the bound is the client's.
+	WarnCapacityAtLeast WarningKind = "capacity-at-least"
+	// WarnCapacityProjected: a segment's capacity is the model's projection.
+	WarnCapacityProjected WarningKind = "capacity-projected"
+	// WarnCapacityNoData: a segment has no measured requests.
+	WarnCapacityNoData WarningKind = "capacity-no-data"
+	// WarnCapacityBelowFirstStep: a segment fails the SLA at its lowest load.
+	WarnCapacityBelowFirstStep WarningKind = "capacity-below-first-step"
+	// WarnSizing: what-if rows were left out or skipped (no capacity, unknown GPU,
+	// weights that do not fit).
+	WarnSizing WarningKind = "sizing"
+	// WarnUndefinedNumbers: NaN/Inf values were written as 0.
+	WarnUndefinedNumbers WarningKind = "undefined-numbers"
+
+	// The notes on the headline, last: run-wide, about Analysis.Overall.
+
+	// WarnErrorRateAboveSLA: steps whose error rate exceeds the SLA's bound, listed
+	// (unless a segment's SLA already fails on errors at its lowest load).
+	WarnErrorRateAboveSLA WarningKind = "error-rate-above-sla"
+	// WarnHeadlineProjected: the headline capacity is a model projection.
+	WarnHeadlineProjected WarningKind = "headline-projected"
+	// WarnHeadlineAtLeast: the headline capacity is the highest load tested.
+	WarnHeadlineAtLeast WarningKind = "headline-at-least"
+	// WarnHeadlineBelowFirstStep: the headline SLA fails at the lowest load (not by errors).
+	WarnHeadlineBelowFirstStep WarningKind = "headline-below-first-step"
+	// WarnHeadlineNoData: no measured step had data.
+	WarnHeadlineNoData WarningKind = "headline-no-data"
+	// WarnWhatIfProjected: some what-if rows are roofline projections.
+	WarnWhatIfProjected WarningKind = "what-if-projected"
+)
+
+// Warning is one warning of analysis.json: its kind, the segment it concerns ("" when
+// it concerns the whole run or the headline), the step index it concerns
+// (rundir.RunWide, -1, when none: then omitted from the JSON) and the sentence shown.
+type Warning struct {
+	Kind    WarningKind `json:"kind"`
+	Segment string      `json:"segment,omitempty"`
+	Step    int         `json:"step"`
+	Message string      `json:"message"`
+}
+
+// warning is a run-wide warning of kind k.
+func warning(k WarningKind, format string, args ...any) Warning {
+	return Warning{Kind: k, Step: rundir.RunWide, Message: fmt.Sprintf(format, args...)}
+}
+
+// segmentWarning is a warning of kind k about segment seg (and no single step).
+func segmentWarning(k WarningKind, seg, msg string) Warning {
+	return Warning{Kind: k, Segment: seg, Step: rundir.RunWide, Message: msg}
+}
+
+// stepWarning is a warning of kind k about step s of segment seg.
+func stepWarning(k WarningKind, seg string, s *StepStats, msg string) Warning {
+	return Warning{Kind: k, Segment: seg, Step: s.Step, Message: msg}
+}
+
+// fromSweep is the analysis warning of one of run.json's warnings: its kind, segment
+// and step, the message prefixed "sweep: ".
+func fromSweep(w rundir.Warning) Warning {
+	return Warning{Kind: WarningKind(w.Kind), Segment: w.Segment, Step: w.Step, Message: "sweep: " + w.Message}
+}
+
+// warningJSON is Warning's JSON form: Step is omitted when run-wide.
+type warningJSON struct {
+	Kind    WarningKind `json:"kind"`
+	Segment string      `json:"segment,omitempty"`
+	Step    *int        `json:"step,omitempty"`
+	Message string      `json:"message"`
+}
+
+// MarshalJSON writes w as an object, without "step" when it is run-wide.
+func (w Warning) MarshalJSON() ([]byte, error) {
+	j := warningJSON{Kind: w.Kind, Segment: w.Segment, Message: w.Message}
+	if w.Step >= 0 {
+		j.Step = &w.Step
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads a warning object (a missing "step" is rundir.RunWide), or the
+// plain string of an analysis.json older than FormatVersion 2 (kind "legacy").
+func (w *Warning) UnmarshalJSON(b []byte) error {
+	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return fmt.Errorf("warning: %w", err)
+		}
+		*w = Warning{Kind: WarningKind(rundir.WarnLegacy), Step: rundir.RunWide, Message: s}
+		return nil
+	}
+	var j warningJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return fmt.Errorf("warning: %w", err)
+	}
+	*w = Warning{Kind: j.Kind, Segment: j.Segment, Step: rundir.RunWide, Message: j.Message}
+	if j.Step != nil {
+		w.Step = *j.Step
+	}
+	return nil
+}
+
+// WarningMessages are the messages of a's warnings, in order.
+func (a *Analysis) WarningMessages() []string {
+	out := make([]string, len(a.Warnings))
+	for i, w := range a.Warnings {
+		out[i] = w.Message
+	}
+	return out
+}
