@@ -221,7 +221,7 @@ func TestSweepWarningsCarriedOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Warning{Kind: WarningKind(rundir.WarnNotStreaming), Step: rundir.RunWide,
+	want := Warning{Kind: rundir.WarnNotStreaming, Step: rundir.RunWide,
 		Message: "sweep: server does not stream: TTFT = E2E and ITL are meaningless"}
 	if len(a.Warnings) == 0 || a.Warnings[0] != want {
 		t.Errorf("warnings %q", a.WarningMessages())

@@ -1,18 +1,16 @@
 package analysis
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/llmcap/llmcap/rundir"
 )
 
-// WarningKind names what an analysis warning is about. Decisions (which warnings touch
-// the headline, which run state the analysis saw) read the kind and Warning's typed
-// fields, never the wording of Warning.Message. The sweep's warnings keep their
-// rundir.WarningKind ("not-streaming", "capture-failed", …, "legacy").
-type WarningKind string
+// WarningKind names what a warning is about: rundir's type, so the sweep's warnings
+// ("not-streaming", "capture-failed", …, "legacy") and the analysis's share one kind
+// space. Decisions (which warnings touch the headline, which run state the analysis
+// saw) read the kind and Warning's typed fields, never the wording of Warning.Message.
+type WarningKind = rundir.WarningKind
 
 // The kinds of warning the analysis raises, in the order Analyze lists them.
 const (
@@ -72,15 +70,12 @@ const (
 	WarnWhatIfProjected WarningKind = "what-if-projected"
 )
 
-// Warning is one warning of analysis.json: its kind, the segment it concerns ("" when
-// it concerns the whole run or the headline), the step index it concerns
-// (rundir.RunWide, -1, when none: then omitted from the JSON) and the sentence shown.
-type Warning struct {
-	Kind    WarningKind `json:"kind"`
-	Segment string      `json:"segment,omitempty"`
-	Step    int         `json:"step"`
-	Message string      `json:"message"`
-}
+// Warning is one warning of analysis.json (rundir.Warning): its kind, the segment it
+// concerns ("" when it concerns the whole run or the headline), the step index it
+// concerns (rundir.RunWide, -1, when none: then omitted from the JSON), the sentence
+// shown, and for the sweep's warnings their figures. A plain string (an analysis.json
+// older than FormatVersion 2) reads as kind "legacy".
+type Warning = rundir.Warning
 
 // warning is a run-wide warning of kind k.
 func warning(k WarningKind, format string, args ...any) Warning {
@@ -100,46 +95,8 @@ func stepWarning(k WarningKind, seg string, s *StepStats, msg string) Warning {
 // fromSweep is the analysis warning of one of run.json's warnings: its kind, segment
 // and step, the message prefixed "sweep: ".
 func fromSweep(w rundir.Warning) Warning {
-	return Warning{Kind: WarningKind(w.Kind), Segment: w.Segment, Step: w.Step, Message: "sweep: " + w.Message}
-}
-
-// warningJSON is Warning's JSON form: Step is omitted when run-wide.
-type warningJSON struct {
-	Kind    WarningKind `json:"kind"`
-	Segment string      `json:"segment,omitempty"`
-	Step    *int        `json:"step,omitempty"`
-	Message string      `json:"message"`
-}
-
-// MarshalJSON writes w as an object, without "step" when it is run-wide.
-func (w Warning) MarshalJSON() ([]byte, error) {
-	j := warningJSON{Kind: w.Kind, Segment: w.Segment, Message: w.Message}
-	if w.Step >= 0 {
-		j.Step = &w.Step
-	}
-	return json.Marshal(j)
-}
-
-// UnmarshalJSON reads a warning object (a missing "step" is rundir.RunWide), or the
-// plain string of an analysis.json older than FormatVersion 2 (kind "legacy").
-func (w *Warning) UnmarshalJSON(b []byte) error {
-	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return fmt.Errorf("warning: %w", err)
-		}
-		*w = Warning{Kind: WarningKind(rundir.WarnLegacy), Step: rundir.RunWide, Message: s}
-		return nil
-	}
-	var j warningJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return fmt.Errorf("warning: %w", err)
-	}
-	*w = Warning{Kind: j.Kind, Segment: j.Segment, Step: rundir.RunWide, Message: j.Message}
-	if j.Step != nil {
-		w.Step = *j.Step
-	}
-	return nil
+	w.Message = "sweep: " + w.Message
+	return w
 }
 
 // WarningMessages are the messages of a's warnings, in order.

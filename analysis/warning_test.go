@@ -50,7 +50,7 @@ func TestAnalysisWarningsJSON(t *testing.T) {
 	if a, err = ReadJSON(dir); err != nil {
 		t.Fatal(err)
 	}
-	want := Warning{Kind: WarningKind(rundir.WarnLegacy), Step: rundir.RunWide, Message: "the run is interrupted after 2 of 4 steps"}
+	want := Warning{Kind: rundir.WarnLegacy, Step: rundir.RunWide, Message: "the run is interrupted after 2 of 4 steps"}
 	if a.FormatVersion != 0 || len(a.Warnings) != 1 || a.Warnings[0] != want {
 		t.Errorf("old analysis.json: format %d, warnings %+v", a.FormatVersion, a.Warnings)
 	}
@@ -77,7 +77,7 @@ func TestLegacyRunJSONStillAnalyses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Warning{Kind: WarningKind(rundir.WarnLegacy), Step: rundir.RunWide,
+	want := Warning{Kind: rundir.WarnLegacy, Step: rundir.RunWide,
 		Message: "sweep: server does not stream: TTFT = E2E and ITL are meaningless"}
 	if a.FormatVersion != FormatVersion || len(a.Warnings) == 0 || a.Warnings[0] != want {
 		t.Errorf("format %d, warnings %+v, want first %+v", a.FormatVersion, a.Warnings, want)
@@ -88,11 +88,13 @@ func TestLegacyRunJSONStillAnalyses(t *testing.T) {
 }
 
 // TestSweepWarningKeepsItsStep: a sweep warning about one step reaches the analysis
-// with its kind, segment and step (the report's scope reads them), message prefixed.
+// with its kind, segment, step (the report's scope reads them) and figures, message
+// prefixed.
 func TestSweepWarningKeepsItsStep(t *testing.T) {
 	w := fromSweep(rundir.Warning{Kind: rundir.WarnTraceWindowCut, Segment: "tr", Step: 2, Message: "step 2 (tr): cut",
 		Data: &rundir.WarningData{Count: 9}})
-	if w != (Warning{Kind: WarningKind(rundir.WarnTraceWindowCut), Segment: "tr", Step: 2, Message: "sweep: step 2 (tr): cut"}) {
+	if w.Kind != rundir.WarnTraceWindowCut || w.Segment != "tr" || w.Step != 2 || w.Message != "sweep: step 2 (tr): cut" ||
+		w.Data == nil || w.Data.Count != 9 {
 		t.Errorf("fromSweep = %+v", w)
 	}
 }
