@@ -146,7 +146,7 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	}
 	project := canProject(steps, sf, sa.Fit)
 	r := capacityOf(steps, p.SLA, sf, project)
-	c := Capacity{Method: CapacityMethod(r.method), LimitingConstraint: r.binding}
+	c := Capacity{Method: r.method, LimitingConstraint: r.binding}
 	c.Bottleneck, c.BottleneckEvidence = bottleneckOf(r, steps, sf)
 	c.FirstStepSaturated = saturatedBelowFirst(c, steps)
 	atCapacity(&c, r, steps, sf, p.SLA.ThinkTime.Seconds())

@@ -10,11 +10,11 @@ import (
 
 // Capacity methods.
 const (
-	MethodMeasured       = "measured"
-	MethodModel          = "model"
-	MethodAtLeast        = "at_least"
-	MethodBelowFirstStep = "below_first_step"
-	MethodNoData         = "no_data"
+	MethodMeasured       CapacityMethod = "measured"
+	MethodModel          CapacityMethod = "model"
+	MethodAtLeast        CapacityMethod = "at_least"
+	MethodBelowFirstStep CapacityMethod = "below_first_step"
+	MethodNoData         CapacityMethod = "no_data"
 )
 
 // ladderStep is what the capacity search needs of one step: its load and the SLA
@@ -27,7 +27,7 @@ type ladderStep struct {
 // capResult is a capacity found on a ladder.
 type capResult struct {
 	value   float64 // load within the SLA
-	method  string
+	method  CapacityMethod
 	binding string // constraint that binds first
 	// bound is the binding SLA bound when a step's verdict named it (measured or
 	// below the first step); zero for a model projection or a step without requests.
