@@ -51,7 +51,7 @@ func writeMillion(b *testing.B, n int) (string, plan.Plan) {
 			itl := 8 + 0.1*float64(min(c, 8)) + rng.Float64()
 			out := 50 + rng.IntN(100)
 			e2e := ttft + itl*float64(out-1)
-			r := rundir.Record{RunID: "million", Segment: "chat", Step: si, Schedule: "concurrency", Concurrency: c,
+			r := rundir.Record{RunID: "test", Segment: "chat", Step: si, Schedule: "concurrency", Concurrency: c,
 				Phase: rundir.PhaseMeasure, RequestID: "r" + strconv.Itoa(i), SessionID: "s" + strconv.Itoa(i%c),
 				SentNs: sent, FirstTokenNs: sent + int64(ttft*1e6), EndNs: sent + int64(e2e*1e6),
 				TTFTMs: fp(ttft), TTFOMs: fp(ttft), ITLMs: fp(itl), E2EMs: fp(e2e),

@@ -95,7 +95,7 @@ func cappedOpenLoop(p plan.Plan, capN int, e2eMs, windowS float64) []rundir.Reco
 			if end > 1000*windowS {
 				phase = rundir.PhaseGrace
 			}
-			recs = append(recs, rundir.Record{RunID: "cap", Segment: st.Segment, Step: st.Index,
+			recs = append(recs, rundir.Record{RunID: "test", Segment: st.Segment, Step: st.Index,
 				Schedule: plan.ScheduleRate, Rate: st.Rate, Phase: phase, ScheduledNs: ns(sched),
 				SentNs: ns(sent), FirstTokenNs: ns(sent + 20), EndNs: ns(end), TTFTMs: fp(20), TTFOMs: fp(20),
 				ITLMs: fp((e2eMs - 20) / 9), E2EMs: fp(e2eMs), ScheduleLagMs: fp(sent - sched),
@@ -161,14 +161,14 @@ func TestCutOffRequestsCountInLittlesLaw(t *testing.T) {
 	var recs []rundir.Record
 	for k := 0; k < 11; k++ { // user 0: back-to-back 500 ms replies
 		sent := 0.5 * float64(k)
-		recs = append(recs, rundir.Record{RunID: "cut", Segment: "s", Step: 0, Schedule: plan.ScheduleConcurrency,
+		recs = append(recs, rundir.Record{RunID: "test", Segment: "s", Step: 0, Schedule: plan.ScheduleConcurrency,
 			Concurrency: 2, Phase: rundir.PhaseMeasure, SentNs: at(sent), FirstTokenNs: at(sent + 0.01),
 			EndNs: at(sent + 0.5), TTFTMs: fp(10), TTFOMs: fp(10), ITLMs: fp(10), E2EMs: fp(500),
 			PromptTokens: 10, IntendedPromptTokens: 10, OutputTokens: 50, IntendedOutputTokens: 50,
 			TokensSource: rundir.TokensUsage, Status: rundir.StatusOK})
 	}
 	// user 1: one long reply, still streaming when the grace period ended at 5.5 s
-	recs = append(recs, rundir.Record{RunID: "cut", Segment: "s", Step: 0, Schedule: plan.ScheduleConcurrency,
+	recs = append(recs, rundir.Record{RunID: "test", Segment: "s", Step: 0, Schedule: plan.ScheduleConcurrency,
 		Concurrency: 2, Phase: rundir.PhaseGrace, SentNs: at(0), FirstTokenNs: at(0.01), EndNs: at(5.5),
 		TTFTMs: fp(10), TTFOMs: fp(10), OutputTokens: 600, IntendedOutputTokens: 800,
 		TokensSource: rundir.TokensCounted, Status: rundir.StatusError, ErrorClass: rundir.ErrCancelled})

@@ -25,7 +25,7 @@ func TestAgreementLadderCapacity(t *testing.T) {
 	var recs []rundir.Record
 	for i, st := range ladder {
 		p.Ladder.Concurrency = append(p.Ladder.Concurrency, st.Concurrency)
-		recs = append(recs, st.Records("agree", i, int64(1_700_000_000+100*i)*1e9)...)
+		recs = append(recs, st.Records("test", i, int64(1_700_000_000+100*i)*1e9)...)
 	}
 	a, err := Analyze(writeRunDir(t, metaFor(p), recs, nil, nil))
 	if err != nil {

@@ -86,7 +86,7 @@ func (v vsim) record(stepIdx int, seg string, n int, r *vreq, end, warmEnd, winE
 	}
 	ns := func(ms float64) int64 { return base + int64(ms*1e6) }
 	ttft, e2e := r.first-r.sent, end-r.sent
-	rec := rundir.Record{RunID: "vsim", Segment: seg, Step: stepIdx, Schedule: plan.ScheduleConcurrency,
+	rec := rundir.Record{RunID: "test", Segment: seg, Step: stepIdx, Schedule: plan.ScheduleConcurrency,
 		Concurrency: n, Phase: phase, SentNs: ns(r.sent), FirstTokenNs: ns(r.first), EndNs: ns(end),
 		TTFTMs: fp(ttft), TTFOMs: fp(ttft), E2EMs: fp(e2e), PromptTokens: v.prompt, IntendedPromptTokens: v.prompt,
 		OutputTokens: r.out, IntendedOutputTokens: r.out, TokensSource: rundir.TokensUsage, Status: rundir.StatusOK}

@@ -15,6 +15,7 @@ import (
 // cardinality strings (segment, phase, status, error class, ...) are interned, and the
 // latency pointers point into shared slabs, so a record costs few allocations.
 type decoder struct {
+	runID string // the run's id (run.json), "" when unknown
 	names map[string]string
 	slab  []float64 // the current slab of latency values; pointers into it stay valid
 }

@@ -18,7 +18,9 @@ import (
 // same for every file of a run directory: a complete line that does not decode is
 // corrupt — it is skipped, counted, and the first one's line number kept; a last line
 // without its newline that does not decode is torn (the writer died mid-line) and is
-// dropped. Reading always goes on past either.
+// dropped. Reading always goes on past either. A records.jsonl line that decodes but is
+// no record of this run (no segment, phase or status, e.g. "{}" or "null"; or another
+// run's run_id) is corrupt too.
 type Damage struct {
 	File         string `json:"file"`                    // base name, e.g. records.jsonl
 	Corrupt      int    `json:"corrupt,omitempty"`       // complete lines that did not decode
@@ -191,6 +193,10 @@ type decoded struct {
 func EachRecord(dir string, fn func(*Record) error) (Damage, error) {
 	path := filepath.Join(dir, FileRecords)
 	dmg := Damage{File: FileRecords}
+	runID := ""
+	if m, err := ReadMeta(dir); err == nil {
+		runID = m.RunID
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return dmg, fmt.Errorf("open records: %w", err)
@@ -211,6 +217,7 @@ func EachRecord(dir string, fn func(*Record) error) (Damage, error) {
 		go func() {
 			defer wg.Done()
 			d := newDecoder()
+			d.runID = runID
 			for c := range chunks {
 				select {
 				case out <- d.chunk(c):
@@ -323,10 +330,29 @@ func (d *decoder) chunk(c chunk) decoded {
 			continue
 		}
 		dc.recs = append(dc.recs, Record{})
-		if err := d.decode(line, &dc.recs[len(dc.recs)-1]); err != nil {
+		if err := d.record(line, &dc.recs[len(dc.recs)-1]); err != nil {
 			dc.recs = dc.recs[:len(dc.recs)-1]
 			dc.dmg.note(n, last, err)
 		}
 	}
 	return dc
+}
+
+// record decodes one line into r and checks that it is a record of this run: it names
+// its segment, phase and status, and its run_id (when set) is the run's.
+func (d *decoder) record(line []byte, r *Record) error {
+	if err := d.decode(line, r); err != nil {
+		return err
+	}
+	switch {
+	case r.Segment == "":
+		return errors.New("not a record: no segment")
+	case r.Phase == "":
+		return errors.New("not a record: no phase")
+	case r.Status == "":
+		return errors.New("not a record: no status")
+	case d.runID != "" && r.RunID != "" && r.RunID != d.runID:
+		return fmt.Errorf("a record of run %q, not of this run %q", r.RunID, d.runID)
+	}
+	return nil
 }

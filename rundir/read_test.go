@@ -174,3 +174,25 @@ func TestEachRecordStopsOnCallbackError(t *testing.T) {
 		t.Errorf("err %v after %d records, want the callback's error after 10", err, n)
 	}
 }
+
+// TestNonRecordsAreCorrupt: lines that decode but are no record of this run — "{}",
+// "null", a record without phase or status, another run's record — count as corrupt.
+func TestNonRecordsAreCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	rundirtest.Write(t, dir, rundirtest.Run{Meta: rundir.RunMeta{RunID: "run-1"}, Records: varied(3)})
+	f, _ := os.OpenFile(filepath.Join(dir, rundir.FileRecords), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{}\nnull\n" + `{"segment":"short","status":"ok"}` + "\n" +
+		`{"run_id":"other","segment":"short","step":0,"phase":"measure","status":"ok"}` + "\n" +
+		`{"segment":"short","step":0,"phase":"measure","status":"ok"}` + "\n")
+	f.Close()
+	recs, dmg, err := rundir.ReadRecords(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 {
+		t.Errorf("%d records, want 4 (3 written + one without run_id)", len(recs))
+	}
+	if dmg.Corrupt != 4 || dmg.FirstCorrupt != 4 || dmg.Torn {
+		t.Errorf("damage %+v, want 4 corrupt lines from line 4", dmg)
+	}
+}
