@@ -29,6 +29,11 @@ func Analyze(dir string) (*Analysis, error) {
 		if state == "" {
 			state = "unknown"
 		}
+		for _, d := range in.damage {
+			if d.File == rundir.FileRecords && d.Any() {
+				return nil, fmt.Errorf("analyze %s: %w: no record of records.jsonl could be read (%s)", dir, ErrNoSteps, d)
+			}
+		}
 		if in.progress.dropped > 0 {
 			return nil, fmt.Errorf("analyze %s: %w (%s)", dir, ErrNoSteps, in.progress.warning)
 		}
@@ -47,7 +52,9 @@ func analyzeInputs(in *runInputs) *Analysis {
 	a := &Analysis{FormatVersion: FormatVersion, RunID: in.meta.RunID, ToolVersion: in.meta.ToolVersion, Plan: *p,
 		Constraints: constraintsOf(p.SLA), Warnings: []Warning{}, WhatIf: []WhatIf{}}
 	for _, w := range in.meta.Warnings { // the sweep's own (e.g. a server that does not stream)
-		a.Warnings = append(a.Warnings, fromSweep(w))
+		if w.Message != "" {
+			a.Warnings = append(a.Warnings, fromSweep(w))
+		}
 	}
 	if in.meta.Target.Simulator {
 		a.GroundTruth = in.meta.Target.Settings
@@ -55,7 +62,9 @@ func analyzeInputs(in *runInputs) *Analysis {
 	a.Schedule = scheduleOf(in)
 	for _, d := range in.damage {
 		if d.Any() {
-			a.Warnings = append(a.Warnings, warning(WarnMalformedRecords, "%s", d.String()))
+			w := warning(WarnDamagedLines, "%s", d.String())
+			w.Data = &rundir.WarningData{File: d.File, Count: d.Corrupt, Line: d.FirstCorrupt, Torn: d.Torn}
+			a.Warnings = append(a.Warnings, w)
 		}
 	}
 	if rp := in.progress; rp.state != "" {

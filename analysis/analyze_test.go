@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -237,8 +238,26 @@ func TestBadInputs(t *testing.T) {
 		!strings.Contains(w, "a torn last line dropped") {
 		t.Errorf("warnings %q", a.WarningMessages())
 	}
+	typed := false
+	for _, w := range a.Warnings {
+		typed = typed || w.Kind == WarnDamagedLines && w.Data != nil && w.Data.File == rundir.FileRecords &&
+			w.Data.Count == 1 && w.Data.Line == 2 && w.Data.Torn
+	}
+	if !typed {
+		t.Errorf("no damaged-lines warning with file, count, line and torn: %+v", a.Warnings)
+	}
 	if _, err := json.Marshal(a); err != nil {
 		t.Errorf("analysis does not encode: %v", err)
+	}
+	// Nothing readable at all: the error says the records could not be read, not only
+	// that no step completed.
+	junk := writeRunDir(t, metaFor(p), nil, nil, nil)
+	if err := os.WriteFile(filepath.Join(junk, rundir.FileRecords), []byte("x\ny\n{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Analyze(junk); !errors.Is(err, ErrNoSteps) || !strings.Contains(err.Error(), "no record of records.jsonl could be read") ||
+		!strings.Contains(err.Error(), "3 corrupt lines") {
+		t.Errorf("all-corrupt records: %v", err)
 	}
 }
 

@@ -169,3 +169,16 @@ func TestUsersAreFlooredWithTheCapacityShown(t *testing.T) {
 		t.Errorf("no sizing rows in\n%s", b.String())
 	}
 }
+
+// TestMoneyRoundsAsTheReportsDo: the CLI's cost figures round half up, as the reports'
+// do ($1,277.50 a month reads $1,278 everywhere), and "–" stands for no price.
+func TestMoneyRoundsAsTheReportsDo(t *testing.T) {
+	for _, c := range []struct {
+		usd  float64
+		want string
+	}{{1277.5, "1,278"}, {6387.4, "6,387"}, {51100, "51,100"}, {0, "–"}} {
+		if got := moneyOrDash(c.usd, 0); got != c.want {
+			t.Errorf("moneyOrDash(%v) = %q, want %q", c.usd, got, c.want)
+		}
+	}
+}

@@ -181,7 +181,7 @@ func answerSentence(a *Analysis, sz sizing) string {
 		s += fmt.Sprintf("; %s users %s %s (%s)", commaInt(float64(big.TargetUsers)), need,
 			plural(big.Replicas, "replica"), plural(big.GPUs, deviceNoun(sz.gpu)))
 		if big.CostPerMonthUSD > 0 {
-			s += fmt.Sprintf(", about $%s/month", commaInt(big.CostPerMonthUSD))
+			s += fmt.Sprintf(", about $%s/month", commaInt(math.Round(big.CostPerMonthUSD)))
 		}
 	}
 	return s + "." + speedUpNote(a)
@@ -191,7 +191,11 @@ func answerSentence(a *Analysis, sz sizing) string {
 // requests/s (the highest load tested; no limit reached)", or a projection.
 func loadPhrase(a *Analysis) string {
 	c := a.Overall
-	load, inFlight := fmt.Sprintf("%s concurrent users", commaInt(c.MaxConcurrencyWithinSLA)), ""
+	users := "concurrent users"
+	if commaInt(c.MaxConcurrencyWithinSLA) == "1" {
+		users = "concurrent user"
+	}
+	load, inFlight := fmt.Sprintf("%s %s", commaInt(c.MaxConcurrencyWithinSLA), users), ""
 	if a.Schedule == plan.ScheduleRate {
 		load = fmt.Sprintf("%.2f requests/s", c.MaxRateWithinSLA)
 		inFlight = "about " + fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)) + " requests in flight"

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -166,7 +167,7 @@ func moneyOrDash(usd float64, decimals int) string {
 		return "–"
 	}
 	if decimals == 0 {
-		return commaInt(usd)
+		return commaInt(math.Round(usd)) // rounded, as the reports show it
 	}
 	return fmt.Sprintf("%.*f", decimals, usd)
 }

@@ -46,6 +46,9 @@ func dropUnfinished(in *runInputs, dir string) runProgress {
 	in.records.order = keep
 	rp.dropped = len(left)
 	rp.warning = fmt.Sprintf("the run is %s after %d of %d steps", state, rp.done, rp.planned)
+	if state == rundir.StateRunning {
+		rp.warning = fmt.Sprintf("the run is still running: %d of %d steps done so far", rp.done, rp.planned)
+	}
 	if len(left) > 0 {
 		idx := slices.Sorted(maps.Keys(left))
 		names := make([]string, len(idx))
@@ -90,6 +93,10 @@ func pluralWord(n int, word string) string {
 func incompleteNote(a *Analysis) string {
 	if a.RunState == "" || a.StepsPlanned == 0 {
 		return ""
+	}
+	if a.RunState == rundir.StateRunning {
+		return fmt.Sprintf(" Caution: the run is still running (%d of %d steps done); this covers only the finished steps.",
+			a.StepsCompleted, a.StepsPlanned)
 	}
 	return fmt.Sprintf(" Caution: the run was %s after %d of %d steps; this covers only the finished steps.",
 		a.RunState, a.StepsCompleted, a.StepsPlanned)

@@ -16,8 +16,10 @@ type WarningKind = rundir.WarningKind
 const (
 	// WarnSpeedUp: the simulator ran faster than real time (Analysis.SpeedUp).
 	WarnSpeedUp WarningKind = "speed-up"
-	// WarnMalformedRecords: malformed lines of records.jsonl were skipped.
-	WarnMalformedRecords WarningKind = "malformed-records"
+	// WarnDamagedLines: lines of a run-directory JSONL file did not decode (rundir's
+	// damage rule); Data.File names the file, Data.Count the corrupt lines, Data.Line the
+	// first one, Data.Torn a dropped torn last line. One warning per damaged file.
+	WarnDamagedLines WarningKind = "damaged-lines"
 	// WarnRunIncomplete: run.json's state is not complete (Analysis.RunState); the
 	// unfinished steps were left out.
 	WarnRunIncomplete WarningKind = "run-incomplete"

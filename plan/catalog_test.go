@@ -39,3 +39,40 @@ func TestCatalogOverrideSchemaErrors(t *testing.T) {
 		t.Errorf("priced override GPU: %v", err)
 	}
 }
+
+// TestIncompleteCatalogEntriesFailThePlan: what the sweep or the analysis would reject
+// later fails the plan now, every problem at once: a simulator GPU the override adds
+// without its figures, a negative price on a what-if GPU, an unknown what-if GPU and a
+// repeated one (names match case-insensitively, as the analysis matches them).
+func TestIncompleteCatalogEntriesFailThePlan(t *testing.T) {
+	dir := t.TempDir()
+	cat := filepath.Join(dir, "cat.yaml")
+	yaml := "gpus:\n  - {name: BARE, price_usd_per_hour: 1}\n  - {name: H200, price_usd_per_hour: -3}\n"
+	if err := os.WriteFile(cat, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(writePlan(t, okSegments+okLadder), map[string]any{"target.simulator.catalog": cat,
+		"target.simulator.gpu": "BARE", "report.what_if_gpus": []any{"H200", "NOPE", "A100-80GB", "a100-80gb"}})
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("plan accepted: %v", err)
+	}
+	want := map[string]string{
+		"target.simulator.gpu":   "field bf16_tflops must be > 0",
+		"report.what_if_gpus[0]": "field price_usd_per_hour must be >= 0",
+		"report.what_if_gpus[1]": "must be a catalog GPU",
+		"report.what_if_gpus[3]": "must not repeat report.what_if_gpus[2]",
+	}
+	got := map[string]string{}
+	for _, p := range ve.Problems {
+		got[p.Path] = p.Allowed
+	}
+	for path, frag := range want {
+		if !strings.Contains(got[path], frag) {
+			t.Errorf("%s: %q, want it to say %q (all: %v)", path, got[path], frag, err)
+		}
+	}
+	if len(ve.Problems) != len(want) {
+		t.Errorf("%d problems, want %d: %v", len(ve.Problems), len(want), err)
+	}
+}

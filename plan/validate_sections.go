@@ -151,6 +151,7 @@ func (p *Plan) checkReport(ps *problems) {
 		ps.add("report.headroom", r.Headroom, "must be >= 0 and < 1 (a spare-capacity fraction)")
 	}
 	nonNegInt(ps, "report.gpus_per_replica", r.GPUsPerReplica)
+	p.checkWhatIfGPUs(ps)
 }
 
 // Constraints returns the SLA latency constraints sorted by metric (ttft, ttfo, itl,
@@ -180,11 +181,52 @@ func (s Simulator) checkCatalogNames(ps *problems) {
 		return
 	}
 	gpus, models := cat.Names()
-	if s.GPU != "" && !slices.Contains(gpus, s.GPU) {
+	if g, ok := cat.GPU(s.GPU); s.GPU != "" && !ok {
 		ps.add(pre+"gpu", s.GPU, "must be a catalog GPU: %s", strings.Join(gpus, ", "))
+	} else if ok {
+		if err := g.Validate(); err != nil { // the simulator's roofline needs its figures
+			ps.add(pre+"gpu", s.GPU, "must be a complete catalog entry (%v)", err)
+		}
 	}
-	if s.Model != "" && !slices.Contains(models, s.Model) {
+	if m, ok := cat.Model(s.Model); s.Model != "" && !ok {
 		ps.add(pre+"model", s.Model, "must be a catalog model: %s", strings.Join(models, ", "))
+	} else if ok {
+		if err := m.Validate(); err != nil {
+			ps.add(pre+"model", s.Model, "must be a complete catalog entry (%v)", err)
+		}
+	}
+}
+
+// checkWhatIfGPUs requires each report.what_if_gpus entry to name, once, a complete GPU
+// of the catalog the analysis projects from (the embedded one with
+// target.simulator.catalog merged on top; names match case-insensitively, as the
+// analysis matches them), so a bad entry fails the plan instead of a warning after the
+// sweep.
+func (p *Plan) checkWhatIfGPUs(ps *problems) {
+	if len(p.Report.WhatIfGPUs) == 0 {
+		return
+	}
+	cat, err := p.Target.Simulator.catalog()
+	if err != nil {
+		return // reported at target.simulator.catalog
+	}
+	gpus, _ := cat.Names()
+	seen := map[string]int{}
+	for i, name := range p.Report.WhatIfGPUs {
+		path := fmt.Sprintf("report.what_if_gpus[%d]", i)
+		g, ok := cat.GPUFold(name)
+		switch {
+		case !ok:
+			ps.add(path, name, "must be a catalog GPU: %s", strings.Join(gpus, ", "))
+		case g.Validate() != nil:
+			ps.add(path, name, "must be a complete catalog entry (%v)", g.Validate())
+		}
+		key := strings.ToLower(name)
+		if j, dup := seen[key]; dup {
+			ps.add(path, name, "must not repeat report.what_if_gpus[%d]", j)
+		} else {
+			seen[key] = i
+		}
 	}
 }
 

@@ -15,7 +15,9 @@ import (
 func TestTensorParallelKVHeads(t *testing.T) {
 	dir := t.TempDir()
 	cat := filepath.Join(dir, "cat.yaml")
-	yaml := "models:\n  - {name: odd-24, heads: 24, kv_heads: 8}\n"
+	// A complete entry (the simulator runs it): only its head counts matter here.
+	yaml := "models:\n  - {name: odd-24, params: 8.0e9, active_params: 8.0e9, layers: 32, hidden: 3072, " +
+		"heads: 24, kv_heads: 8, head_dim: 128, dtype_bytes: 2}\n"
 	if err := os.WriteFile(cat, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}

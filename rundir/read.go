@@ -199,7 +199,7 @@ func EachRecord(dir string, fn func(*Record) error) (Damage, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return dmg, fmt.Errorf("open records: %w", err)
+		return dmg, err // *fs.PathError: names the file
 	}
 	defer f.Close()
 	workers := max(runtime.GOMAXPROCS(0), 1)

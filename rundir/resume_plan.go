@@ -112,12 +112,15 @@ const (
 type ResumeRefusal struct {
 	Reason                ResumeReason
 	StoredSteps, NewSteps int
-	Conflicts             []string
+	// FirstDiff describes the first step that differs (ResumeStepsDiffer), e.g. "step 2:
+	// the run's short concurrency 4, the plan's short concurrency 8".
+	FirstDiff string
+	Conflicts []string
 }
 
 func (r *ResumeRefusal) Error() string {
 	if r.Reason == ResumeStepsDiffer {
-		return fmt.Sprintf("the plan has different steps than the run (%d vs %d)", r.NewSteps, r.StoredSteps)
+		return fmt.Sprintf("the plan has different steps than the run (%d vs %d; %s)", r.NewSteps, r.StoredSteps, r.FirstDiff)
 	}
 	return fmt.Sprintf("the plan differs from the run's in %d field(s) a resume may not change "+
 		"(only target.url, the API key, the metrics endpoints and the timeouts may): %s",
@@ -130,7 +133,7 @@ func (r *ResumeRefusal) Error() string {
 // *ResumeRefusal.
 func CheckResume(stored, p *plan.Plan, force bool) (accepted []string, err error) {
 	if a, b := stored.Steps(), p.Steps(); !SameSteps(a, b) {
-		return nil, &ResumeRefusal{Reason: ResumeStepsDiffer, StoredSteps: len(a), NewSteps: len(b)}
+		return nil, &ResumeRefusal{Reason: ResumeStepsDiffer, StoredSteps: len(a), NewSteps: len(b), FirstDiff: firstStepDiff(a, b)}
 	}
 	c := ResumeConflicts(stored, p)
 	if len(c) > 0 && !force {
@@ -162,4 +165,42 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// firstStepDiff describes the first step of stored and planned that differs (ignoring
+// Estimated), or the first step one of them lacks.
+func firstStepDiff(stored, planned []plan.Step) string {
+	for i := 0; i < max(len(stored), len(planned)); i++ {
+		switch {
+		case i >= len(stored):
+			return fmt.Sprintf("step %d: the run has none, the plan's %s", i, describeStep(planned[i]))
+		case i >= len(planned):
+			return fmt.Sprintf("step %d: the run's %s, the plan has none", i, describeStep(stored[i]))
+		}
+		x, y := stored[i], planned[i]
+		x.Estimated, y.Estimated = 0, 0
+		if !reflect.DeepEqual(x, y) {
+			return fmt.Sprintf("step %d: the run's %s, the plan's %s", i, describeStep(stored[i]), describeStep(planned[i]))
+		}
+	}
+	return "no step differs"
+}
+
+// describeStep is a step's segment, load and window: "short concurrency 4, window 1m0s,
+// 50 requests".
+func describeStep(s plan.Step) string {
+	var load string
+	switch s.Schedule {
+	case plan.ScheduleConcurrency:
+		load = fmt.Sprintf("concurrency %d", s.Concurrency)
+	case plan.ScheduleRate:
+		load = fmt.Sprintf("rate %g/s", s.Rate)
+	default:
+		load = s.Schedule
+	}
+	out := fmt.Sprintf("%s %s, window %s", s.Segment, load, s.Duration)
+	if s.Requests > 0 {
+		out += fmt.Sprintf(", %d requests", s.Requests)
+	}
+	return out
 }

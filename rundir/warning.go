@@ -28,6 +28,10 @@ const (
 	// WarnCaptureFailed: profile captures failed with one error (Data.Error) at the
 	// steps Data.Steps lists ("chat c=2"); one warning per distinct error. Run-wide.
 	WarnCaptureFailed WarningKind = "capture-failed"
+	// WarnMixedPlans: the run was resumed with --force under a plan that differs from
+	// run.json's; Data.Steps lists the steps done before (under run.json's plan), Data.Error
+	// the differing fields. Run-wide.
+	WarnMixedPlans WarningKind = "mixed-plans"
 	// WarnLegacy: a plain-string warning of an older run.json (its kind is unknown;
 	// Message holds the string).
 	WarnLegacy WarningKind = "legacy"
@@ -58,6 +62,12 @@ type WarningData struct {
 	Steps []string `json:"steps,omitempty"`
 	// Error is the capture error of a WarnCaptureFailed warning.
 	Error string `json:"error,omitempty"`
+	// File, Line and Torn locate damaged lines (the analysis's damaged-lines warning):
+	// the file's base name, the first corrupt line (1-based) and whether a torn last
+	// line was dropped; Count is then the corrupt lines.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	Torn bool   `json:"torn,omitempty"`
 }
 
 // warningJSON is Warning's JSON form: Step is omitted when run-wide.
@@ -79,7 +89,9 @@ func (w Warning) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads a warning object (a missing "step" is RunWide), or the plain
-// string an older run.json holds (Kind WarnLegacy, Message the string).
+// string an older run.json holds (Kind WarnLegacy, Message the string); any other JSON
+// value (null, a number) reads as a legacy warning whose message is that value's text
+// ("" for null).
 func (w *Warning) UnmarshalJSON(b []byte) error {
 	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '"' {
 		var s string
@@ -89,9 +101,18 @@ func (w *Warning) UnmarshalJSON(b []byte) error {
 		*w = Warning{Kind: WarnLegacy, Step: RunWide, Message: s}
 		return nil
 	}
+	if len(b) == 0 || b[0] != '{' {
+		// null, a number, a list: no warning the sweep writes; kept as legacy text (""
+		// for null) so one odd entry never makes a run unreadable.
+		*w = Warning{Kind: WarnLegacy, Step: RunWide}
+		if string(b) != "null" {
+			w.Message = string(b)
+		}
+		return nil
+	}
 	var j warningJSON
 	if err := json.Unmarshal(b, &j); err != nil {
-		return fmt.Errorf("warning: %w", err)
+		return fmt.Errorf("warning %s: %w", truncate(string(b), 80), err)
 	}
 	*w = Warning{Kind: j.Kind, Segment: j.Segment, Step: RunWide, Message: j.Message, Data: j.Data}
 	if j.Step != nil {

@@ -52,9 +52,7 @@ func TestLegacyRunMetaWarnings(t *testing.T) {
 	if w := m.Warnings[1]; w.Kind != WarnNotStreaming || w.Step != RunWide || w.Message != "typed" {
 		t.Errorf("typed warning without step %+v", w)
 	}
-	if err := json.Unmarshal([]byte(`{"warnings":[42]}`), &m); err == nil || !strings.Contains(err.Error(), "warning") {
-		t.Errorf("a number as a warning: err %v, want a warning decode error", err)
-	}
+	// A number reads as legacy text (TestOddWarningsStayReadable), not as an error.
 }
 
 // TestWarningSame: warnings are the same by kind, segment and step, whatever their
@@ -77,5 +75,26 @@ func TestWarningSame(t *testing.T) {
 	l1, l2 := Warning{Kind: WarnLegacy, Step: RunWide, Message: "x"}, Warning{Kind: WarnLegacy, Step: RunWide, Message: "y"}
 	if l1.Same(l2) || !l1.Same(l1) {
 		t.Error("legacy warnings must be the same only with the same message")
+	}
+}
+
+// TestOddWarningsStayReadable: null, a number or a list in run.json's warnings reads as
+// a legacy warning (its text; "" for null) instead of failing the whole run.json.
+func TestOddWarningsStayReadable(t *testing.T) {
+	var m RunMeta
+	if err := json.Unmarshal([]byte(`{"run_id":"r","warnings":[null,123,["x"],"old text"]}`), &m); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"", "123", `["x"]`, "old text"}
+	if len(m.Warnings) != len(want) {
+		t.Fatalf("warnings %+v", m.Warnings)
+	}
+	for i, w := range m.Warnings {
+		if w.Kind != WarnLegacy || w.Message != want[i] || w.Step != RunWide {
+			t.Errorf("warning %d = %+v, want legacy %q", i, w, want[i])
+		}
+	}
+	if err := json.Unmarshal([]byte(`{"warnings":[{"kind":5}]}`), &m); err == nil || !strings.Contains(err.Error(), `{"kind":5}`) {
+		t.Errorf("a malformed object: %v, want an error quoting it", err)
 	}
 }

@@ -34,6 +34,19 @@ func TestResumeRefusesOtherDeployment(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "max_num_seqs") {
 		t.Errorf("forced resume: %v, want the target's failure, not the plan check", err)
 	}
+	// The run says it now mixes two plans, naming the field.
+	m, rerr := rundir.ReadMeta(dir)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	mixed := false
+	for _, w := range m.Warnings {
+		mixed = mixed || w.Kind == rundir.WarnMixedPlans && w.Data != nil &&
+			strings.Contains(w.Data.Error, "target.simulator.max_num_seqs: 0 → 64")
+	}
+	if !mixed {
+		t.Errorf("forced resume left no mixed-plans warning in run.json: %+v", m.Warnings)
+	}
 }
 
 func mustJSON(t *testing.T, v any) []byte {

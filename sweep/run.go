@@ -127,12 +127,18 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sweep: %w", err)
 		}
+		var forced []string
 		if p == nil {
 			p = &rs.Meta.Plan
 		} else if c := rundir.ResumeConflicts(&rs.Meta.Plan, p); len(c) > 0 && !rn.opts.ForceResume {
 			return nil, fmt.Errorf("sweep: resume %s: %w", rn.dir, &rundir.ResumeRefusal{Reason: rundir.ResumeFieldsDiffer, Conflicts: c})
+		} else {
+			forced = c
 		}
 		rn.meta, done, rn.runID = rs.Meta, rs.Done, rs.Meta.RunID
+		if len(forced) > 0 {
+			rn.meta.Warnings = append(rn.meta.Warnings, mixedPlansWarning(forced, rs.Done, rs.Meta.Steps))
+		}
 	} else {
 		if p == nil {
 			return nil, errors.New("sweep: nil plan")
@@ -333,4 +339,22 @@ func (rn *runner) noteOpenAfterDone() {
 			"(their connections were closed, not reused; the measurements are unaffected)", openAfterDoneWarning, n, drainAfterDone),
 		Data: &rundir.WarningData{Count: int(n)}})
 	rn.log.Warn(openAfterDoneWarning, "responses", n)
+}
+
+// mixedPlansWarning is the run.json warning of a resume forced past the plan conflicts c
+// (--force): the steps already done ran under the stored plan (run.json's), the rest
+// under the new one, so the run mixes two deployments or workloads. Data.Steps lists
+// the steps done before, as "segment c=N" labels.
+func mixedPlansWarning(c []string, done map[int]rundir.StepSummary, steps []plan.Step) rundir.Warning {
+	var before []string
+	for _, st := range steps {
+		if _, ok := done[st.Index]; ok {
+			before = append(before, st.Segment+" "+stepLoadLabel(st))
+		}
+	}
+	return rundir.Warning{Kind: rundir.WarnMixedPlans, Step: rundir.RunWide,
+		Message: fmt.Sprintf("resumed with --force under a plan that differs from run.json's (%s): the %d step(s) "+
+			"done before ran under run.json's plan, the rest under the new one, so this run mixes two plans",
+			strings.Join(c, "; "), len(before)),
+		Data: &rundir.WarningData{Count: len(before), Steps: before, Error: strings.Join(c, "; ")}}
 }

@@ -137,9 +137,9 @@ func (g *globals) resumePlan(dir string, force bool) (*plan.Plan, error) {
 	var ref *rundir.ResumeRefusal
 	switch {
 	case errors.As(err, &ref) && ref.Reason == rundir.ResumeStepsDiffer:
-		return nil, fmt.Errorf("--resume %s: the plan from %s has different steps than the run (%s vs %s): "+
+		return nil, fmt.Errorf("--resume %s: the plan from %s has different steps than the run (%s vs %s; %s): "+
 			"a resumed run keeps its own steps; drop %s to resume with the plan stored in %s",
-			dir, src, plural(ref.NewSteps, "step"), plural(ref.StoredSteps, "step"), drop,
+			dir, src, plural(ref.NewSteps, "step"), plural(ref.StoredSteps, "step"), ref.FirstDiff, drop,
 			filepath.Join(dir, rundir.FileRun))
 	case errors.As(err, &ref):
 		return nil, fmt.Errorf("--resume %s: the plan from %s differs from the run's in %s a resume may not change "+

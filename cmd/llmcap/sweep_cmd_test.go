@@ -112,7 +112,7 @@ func TestKilledSweepReadsInterrupted(t *testing.T) {
 	out := r.stdout + r.stderr
 	if r.code != 0 || !strings.Contains(out, "the run is interrupted after 2 of 2 steps") ||
 		!strings.Contains(out, "the sweep process is gone") || !strings.Contains(out, "llmcap sweep --resume "+dir) ||
-		strings.Contains(out, "the run is running") {
+		strings.Contains(out, "still running") {
 		t.Errorf("analyze of a killed sweep: exit %d\n%s", r.code, out)
 	}
 	r = llmcap(t, nil, "report", dir, "--format", "json")
