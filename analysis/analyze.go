@@ -135,6 +135,7 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	for _, si := range inputs {
 		s, sm := computeStep(st, si, cons, p.SLA)
 		s.Server = server[si.step]
+		s.SimulatorLate = s.Server != nil && s.Server.SimLatenessP99Ms > SimLateLimitMs
 		pairs = append(pairs, pair{s, sm})
 	}
 	sort.SliceStable(pairs, func(i, j int) bool {

@@ -91,7 +91,16 @@ type serverAcc struct {
 	kvMax                  float64
 	preFirst, preLast      float64
 	preSeen                bool
+	// lateFirst and lateLast are the first and last scrapes of the simulator's
+	// lateness histogram in the window.
+	lateFirst, lateLast rundir.Histogram
+	lateSeen            bool
 }
+
+// SimLateLimitMs is the simulator iteration lateness p99 (ms) above which a step is
+// marked SimulatorLate: an idle host keeps it at 0.1–0.6 ms; a starved one reached
+// 2.8–66 ms.
+const SimLateLimitMs = 5.0
 
 // serverStats aligns scraped samples to steps: a sample counts for a step when its
 // Step matches and, when steps.jsonl gives the measurement window, it falls inside it.
@@ -124,6 +133,15 @@ func serverStats(samples []rundir.MetricSample, windows map[int]rundir.StepSumma
 		if a.preSeen {
 			ss.Preemptions = math.Max(0, a.preLast-a.preFirst)
 		}
+		if a.lateSeen {
+			w := a.lateLast.Since(a.lateFirst)
+			if w.Total() == 0 { // one scrape in the window: its whole history
+				w = a.lateLast
+			}
+			if q := w.Quantile(0.99); !math.IsNaN(q) {
+				ss.SimLatenessP99Ms, ss.SimIterations = q*1000, w.Total()
+			}
+		}
 		out[step] = ss
 	}
 	return out
@@ -133,6 +151,12 @@ func serverStats(samples []rundir.MetricSample, windows map[int]rundir.StepSumma
 // exporter, e.g. DCGM's) is skipped. Names and scales come from rundir's server-metric
 // table.
 func (a *serverAcc) add(m *rundir.MetricSample) {
+	if h, ok := rundir.ServerHistogram(*m, rundir.SimLatenessFamily); ok {
+		if !a.lateSeen {
+			a.lateFirst, a.lateSeen = h, true
+		}
+		a.lateLast = h
+	}
 	run, okR := rundir.ServerValue(*m, rundir.ServerRequestsRunning)
 	wait, okW := rundir.ServerValue(*m, rundir.ServerRequestsWaiting)
 	if !okR && !okW {

@@ -147,6 +147,11 @@ type StepStats struct {
 	RegimeEvidence string `json:"regime_evidence"`
 
 	Server *ServerStats `json:"server,omitempty"`
+
+	// SimulatorLate: the embedded simulator ran late in this step (its iteration
+	// lateness p99, Server.SimLatenessP99Ms, above SimLateLimitMs): the host starved it of
+	// CPU, so the step's latencies measure the host, not the modelled engine.
+	SimulatorLate bool `json:"simulator_late,omitempty"`
 }
 
 // ServerStats are scraped server metrics over a step's measurement window.
@@ -156,6 +161,11 @@ type ServerStats struct {
 	WaitingMax      float64 `json:"waiting_max"`
 	KVCacheUsageMax float64 `json:"kv_cache_usage_max"` // 0..1
 	Preemptions     float64 `json:"preemptions"`        // increase over the window
+	// SimLatenessP99Ms is the embedded simulator's iteration lateness p99 over the window
+	// (ms, from rundir.SimLatenessFamily's buckets, histogram_quantile); SimIterations the
+	// iterations it ran then. Absent for other servers.
+	SimLatenessP99Ms float64 `json:"sim_lateness_p99_ms,omitempty"`
+	SimIterations    float64 `json:"sim_iterations,omitempty"`
 }
 
 // Fit is the queueing model fitted to one segment's ladder.

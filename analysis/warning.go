@@ -26,6 +26,8 @@ const (
 	// WarnCancelled: more than 5% of a step's measured requests were cut off at the end
 	// of the grace period.
 	WarnCancelled WarningKind = "cancelled"
+	// WarnSimulatorLate: the embedded simulator ran late in a step (StepStats.SimulatorLate).
+	WarnSimulatorLate WarningKind = "simulator-late"
 	// WarnNotSteady: a step did not reach steady state.
 	WarnNotSteady WarningKind = "not-steady"
 	// WarnFitUnderdetermined: a segment's model was fitted to fewer than 3 steps.

@@ -103,6 +103,12 @@ func stepWarnings(a *Analysis) []Warning {
 			if w := cancelledWarning(sa.Segment, &s); w != "" {
 				out = append(out, stepWarning(WarnCancelled, sa.Segment, &s, w))
 			}
+			if s.SimulatorLate {
+				out = append(out, stepWarning(WarnSimulatorLate, sa.Segment, &s, fmt.Sprintf(
+					"segment %s, load %s: the simulator ran late (iteration lateness p99 %s ms > %s ms): the host starved it "+
+						"of CPU, so this step's latencies measure the host, not the modelled engine; rerun on a quieter machine",
+					sa.Segment, fmtNum(s.Load), fmtNum(roundTo(s.Server.SimLatenessP99Ms, 1)), fmtNum(SimLateLimitMs))))
+			}
 			if !s.SteadyState {
 				out = append(out, stepWarning(WarnNotSteady, sa.Segment, &s, fmt.Sprintf("segment %s, load %s: not in steady state: %s",
 					sa.Segment, fmtNum(s.Load), s.SteadyStateReason)))
