@@ -144,13 +144,32 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 		}
 		return pairs[i].s.Step < pairs[j].s.Step
 	})
-	steps := make([]StepStats, len(pairs))
-	smp := make([]*stepSamples, len(pairs))
+	all := make([]StepStats, len(pairs))
 	for i := range pairs {
-		steps[i], smp[i] = pairs[i].s, pairs[i].sm
+		all[i] = pairs[i].s
+	}
+	// Steps where the simulator ran late are shown but are no evidence: the fit, the
+	// capacity and its band use the others only.
+	evidence := func() ([]StepStats, []*stepSamples) {
+		var st []StepStats
+		var sm []*stepSamples
+		for i := range pairs {
+			if !all[i].SimulatorLate {
+				st, sm = append(st, all[i]), append(sm, pairs[i].sm)
+			}
+		}
+		return st, sm
+	}
+	steps, smp := evidence()
+	if len(steps) == 0 { // nothing is evidence: no fit, no verdict, and say why
+		classifySteps(all, segFit{})
+		sa.Steps = all
+		sa.Capacity = Capacity{Method: MethodNoData, Bottleneck: RegimeNone, BottleneckEvidence: noMeasuredEvidence(all)}
+		return sa
 	}
 	sf := fitSteps(steps, cons, nil)
-	classifySteps(steps, sf)
+	classifySteps(all, sf)
+	steps, smp = evidence() // with their regimes
 	if sf.ok {
 		sa.Fit = buildFit(steps, sf)
 	}
@@ -170,7 +189,7 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 		c.CILow, c.CIHigh = c.CILow*f, c.CIHigh*f
 	}
 	openBand(&c, steps)
-	sa.Steps, sa.Capacity = steps, c
+	sa.Steps, sa.Capacity = all, c
 	return sa
 }
 

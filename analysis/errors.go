@@ -128,6 +128,9 @@ func errorsAdvice(c Capacity) string {
 func noMeasuredEvidence(steps []StepStats) string {
 	warm, cut, noFirst := unmeasuredCounts(steps)
 	switch {
+	case allSimulatorLate(steps):
+		return fmt.Sprintf("every step ran on a starved simulator (iteration lateness p99 above %s ms): no step is "+
+			"evidence of the modelled engine", fmtNum(SimLateLimitMs))
 	case cut > 0 && noFirst == cut:
 		return fmt.Sprintf("no measured request completed (all %s were still waiting for their first token when the grace period ended and were cancelled)", commaInt(float64(cut)))
 	case cut > 0:
@@ -154,6 +157,8 @@ func unmeasuredCounts(steps []StepStats) (warm, cut, noFirst int) {
 func noDataAdvice(steps []StepStats) string {
 	warm, cut, noFirst := unmeasuredCounts(steps)
 	switch {
+	case allSimulatorLate(steps):
+		return "Rerun on a quieter machine (nothing else using its CPUs), or lower target.simulator.speed_up: the simulator needs the CPU on time to model the engine."
 	case cut > 0 && noFirst == cut:
 		return "The server accepted the requests but never answered them: check that it is up and not stuck (its log), and set target.first_byte_timeout so such requests fail as timeouts instead of waiting out the grace period."
 	case cut > 0:
@@ -180,4 +185,14 @@ func speedUpOf(in *runInputs) float64 {
 func speedUpWarning(su float64) string {
 	return fmt.Sprintf("the simulator ran %s× faster than real time (speed_up %s): every latency is compressed, so latencies and capacity are not real-time figures; rerun with speed_up 1 for real-time figures",
 		fmtNum(su), fmtNum(su))
+}
+
+// allSimulatorLate reports whether there are steps and the simulator ran late in all.
+func allSimulatorLate(steps []StepStats) bool {
+	for i := range steps {
+		if !steps[i].SimulatorLate {
+			return false
+		}
+	}
+	return len(steps) > 0
 }

@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -121,4 +122,72 @@ func TestSimulatorLatenessFromScrapes(t *testing.T) {
 	// rank 990 lies half-way into the (0.5, 1] ms bucket (980 below it, 20 in it).
 	near(t, "lateness p99 ms", sv.SimLatenessP99Ms, 0.75, 1e-9)
 	near(t, "iterations", sv.SimIterations, 1000, 0)
+}
+
+// lateLadder is a three-step closed-loop ladder (c = 1, 2, 4; TTFT 100, 150, 2000 ms)
+// whose scrapes give each step a simulator lateness; lateMs[i] is step i's lateness,
+// all of its 100 iterations in the bucket just above it.
+func lateLadder(t *testing.T, lateMs [3]float64) *Analysis {
+	t.Helper()
+	p := plan.Plan{Name: "late", Segments: []plan.Segment{{Name: "chat", Weight: 1}},
+		Ladder: plan.Ladder{Concurrency: []int{1, 2, 4}}, SLA: plan.SLA{TTFTMs: map[string]float64{"p95": 500}}}
+	const T = int64(1_700_000_000) * 1e9
+	var recs []rundir.Record
+	var sums []rundir.StepSummary
+	var samples []rundir.MetricSample
+	f := rundir.SimLatenessFamily
+	iters := 0.0
+	for i, c := range []int{1, 2, 4} {
+		ttft := []float64{100, 150, 2000}[i]
+		start := T + int64(i)*100e9
+		for k := 0; k < 40; k++ {
+			sent := start + int64(k)*1e9
+			recs = append(recs, rundir.Record{RunID: "test", Segment: "chat", Step: i, Schedule: plan.ScheduleConcurrency,
+				Concurrency: c, Phase: rundir.PhaseMeasure, SentNs: sent, EndNs: sent + int64(ttft*1e6) + 5e8,
+				TTFTMs: fp(ttft), TTFOMs: fp(ttft), ITLMs: fp(10), E2EMs: fp(ttft + 500), OutputTokens: 51, Status: rundir.StatusOK})
+		}
+		sums = append(sums, rundir.StepSummary{Step: p.Steps()[i], MeasureStartNs: start, MeasureEndNs: start + 50e9})
+		for _, at := range []int64{start + 1e9, start + 49e9} {
+			le := "0.001"
+			if lateMs[i] > 1 {
+				le = "0.05"
+			}
+			if at == start+49e9 {
+				iters += 100
+			}
+			samples = append(samples, rundir.MetricSample{TimeNs: at, Step: i, Values: map[string]float64{
+				`vllm:num_requests_running{model_name="m"}`:   float64(c),
+				f + `_bucket{le="` + le + `",model_name="m"}`: iters,
+				f + `_bucket{le="+Inf",model_name="m"}`:       iters,
+			}})
+		}
+	}
+	a, err := Analyze(writeRunDir(t, metaFor(p), recs, sums, samples))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestLateStepIsNoEvidence: the step the starved simulator ran late is shown, marked,
+// but kept out of the capacity: with it the SLA fails at c=4 (measured capacity between
+// 2 and 4); without it every step that is evidence passed (at least 2).
+func TestLateStepIsNoEvidence(t *testing.T) {
+	quiet := lateLadder(t, [3]float64{0.5, 0.5, 0.5}).Segments[0]
+	if quiet.Capacity.Method != MethodMeasured || quiet.Capacity.MaxConcurrencyWithinSLA <= 2 ||
+		quiet.Capacity.MaxConcurrencyWithinSLA >= 4 || quiet.Steps[2].SimulatorLate {
+		t.Fatalf("quiet host: %s %.2f, step 2 late %v", quiet.Capacity.Method, quiet.Capacity.MaxConcurrencyWithinSLA,
+			quiet.Steps[2].SimulatorLate)
+	}
+	late := lateLadder(t, [3]float64{0.5, 0.5, 30}).Segments[0]
+	if len(late.Steps) != 3 || !late.Steps[2].SimulatorLate || late.Steps[2].Server.SimLatenessP99Ms <= SimLateLimitMs {
+		t.Fatalf("late step not shown and marked: %+v", late.Steps)
+	}
+	if c := late.Capacity; c.Method != MethodAtLeast || c.MaxConcurrencyWithinSLA != 2 {
+		t.Errorf("capacity %s %.2f, want at_least 2: the late step is no evidence", c.Method, c.MaxConcurrencyWithinSLA)
+	}
+	all := lateLadder(t, [3]float64{30, 30, 30}).Segments[0]
+	if c := all.Capacity; c.Method != MethodNoData || !strings.Contains(c.BottleneckEvidence, "starved simulator") {
+		t.Errorf("every step late: %s %q, want no verdict, saying why", c.Method, c.BottleneckEvidence)
+	}
 }

@@ -106,7 +106,7 @@ func stepWarnings(a *Analysis) []Warning {
 			if s.SimulatorLate {
 				out = append(out, stepWarning(WarnSimulatorLate, sa.Segment, &s, fmt.Sprintf(
 					"segment %s, load %s: the simulator ran late (iteration lateness p99 %s ms > %s ms): the host starved it "+
-						"of CPU, so this step's latencies measure the host, not the modelled engine; rerun on a quieter machine",
+						"of CPU, so this step's latencies measure the host, not the modelled engine: it is left out of the fit and the capacity; rerun on a quieter machine",
 					sa.Segment, fmtNum(s.Load), fmtNum(roundTo(s.Server.SimLatenessP99Ms, 1)), fmtNum(SimLateLimitMs))))
 			}
 			if !s.SteadyState {
@@ -212,7 +212,11 @@ func headlineWarnings(a *Analysis) []Warning {
 			out = append(out, warning(WarnHeadlineBelowFirstStep, "The SLA already fails at the lowest load measured: extend the ladder downwards."))
 		}
 	case MethodNoData:
-		out = append(out, warning(WarnHeadlineNoData, "No measured step had data: the capacity could not be determined."))
+		msg := "No measured step had data: the capacity could not be determined."
+		if allSimulatorLate(allSteps(a)) {
+			msg = "No step is evidence (the simulator ran late in every one): the capacity could not be determined."
+		}
+		out = append(out, warning(WarnHeadlineNoData, "%s", msg))
 	}
 	if slices.ContainsFunc(a.WhatIf, func(w WhatIf) bool { return w.Projected }) {
 		out = append(out, warning(WarnWhatIfProjected, "What-if rows marked 'projected' are roofline projections to other GPUs, not measurements."))
@@ -294,3 +298,12 @@ func clip(items []string, n int) string {
 
 // sameMessage reports whether two warnings read the same (adjacent repeats are shown once).
 func sameMessage(x, y Warning) bool { return x.Message == y.Message }
+
+// allSteps are the steps of every segment and the mix.
+func allSteps(a *Analysis) []StepStats {
+	var out []StepStats
+	for _, sa := range analysedSegments(a) {
+		out = append(out, sa.Steps...)
+	}
+	return out
+}
