@@ -87,14 +87,14 @@ func analyzeInputs(in *runInputs) *Analysis {
 		}
 	}
 	a.Warnings = append(a.Warnings, stepWarnings(a)...)
+	sz := sizingOf(p) // reads the catalog override once
 	for i := range a.Segments {
-		a.Segments[i].Capacity.Advice = adviceFor(a.Segments[i].Capacity, &a.Segments[i], a.GroundTruth, sizingOf(p).gpu)
+		a.Segments[i].Capacity.Advice = adviceFor(a.Segments[i].Capacity, &a.Segments[i], a.GroundTruth, sz.gpu)
 	}
 	if a.Mix != nil {
-		a.Mix.Capacity.Advice = adviceFor(a.Mix.Capacity, a.Mix, a.GroundTruth, sizingOf(p).gpu)
+		a.Mix.Capacity.Advice = adviceFor(a.Mix.Capacity, a.Mix, a.GroundTruth, sz.gpu)
 	}
 	a.Overall, a.OverallSource = overall(a)
-	sz := sizingOf(p)
 	if a.Overall.Advice == "" { // no segment analysed
 		a.Overall.Advice = adviceFor(a.Overall, &SegmentAnalysis{}, a.GroundTruth, sz.gpu)
 	}

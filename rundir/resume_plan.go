@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/llmcap/llmcap/plan"
 )
@@ -159,10 +160,13 @@ func SameSteps(a, b []plan.Step) bool {
 	return true
 }
 
-// truncate shortens s to at most n bytes, marking the cut with "…".
+// truncate shortens s to at most n bytes on a rune boundary, marking the cut with "…".
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
