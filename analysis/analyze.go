@@ -123,10 +123,22 @@ func analyzeInputs(in *runInputs) *Analysis {
 	return a
 }
 
-// analyzeSegment computes the steps, fit, regimes and capacity of one segment.
-func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, cons []plan.Constraint,
-	p *plan.Plan, server map[int]*ServerStats, seed uint64) SegmentAnalysis {
-	sa := SegmentAnalysis{Segment: name, Weight: weight, FromMix: len(inputs) > 0 && inputs[0].share > 0}
+// segmentEval is one segment's steps judged and fitted (no bootstrap): what the
+// analysis and the capacity search (Probe) share.
+type segmentEval struct {
+	all   []StepStats    // every step, sorted by load, with regimes
+	steps []StepStats    // the evidence: steps where the simulator did not run late
+	smp   []*stepSamples // the evidence's samples
+	sf    segFit
+	fit   *Fit
+	r     capResult
+	proj  bool
+}
+
+// evaluateSegment computes, sorts, fits and classifies a segment's steps and finds its
+// capacity. ok is false when no step is evidence (all ran late): then only all is set.
+func evaluateSegment(inputs []stepInput, st *store, cons []plan.Constraint, p *plan.Plan,
+	server map[int]*ServerStats) (segmentEval, bool) {
 	type pair struct {
 		s  StepStats
 		sm *stepSamples
@@ -144,63 +156,83 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 		}
 		return pairs[i].s.Step < pairs[j].s.Step
 	})
-	all := make([]StepStats, len(pairs))
+	var ev segmentEval
+	ev.all = make([]StepStats, len(pairs))
 	for i := range pairs {
-		all[i] = pairs[i].s
+		ev.all[i] = pairs[i].s
 	}
 	// Steps where the simulator ran late are shown but are no evidence: the fit, the
 	// capacity and its band use the others only.
-	evidence := func() ([]StepStats, []*stepSamples) {
-		var st []StepStats
-		var sm []*stepSamples
+	evidence := func() {
+		ev.steps, ev.smp = nil, nil
 		for i := range pairs {
-			if !all[i].SimulatorLate {
-				st, sm = append(st, all[i]), append(sm, pairs[i].sm)
+			if !ev.all[i].SimulatorLate {
+				ev.steps, ev.smp = append(ev.steps, ev.all[i]), append(ev.smp, pairs[i].sm)
 			}
 		}
-		return st, sm
 	}
-	steps, smp := evidence()
-	if len(steps) == 0 { // nothing is evidence: no fit, no verdict, and say why
-		classifySteps(all, segFit{})
-		sa.Steps = all
-		sa.Capacity = Capacity{Method: MethodNoData, Bottleneck: RegimeNone, BottleneckEvidence: noMeasuredEvidence(all)}
+	if evidence(); len(ev.steps) == 0 {
+		classifySteps(ev.all, segFit{})
+		return ev, false
+	}
+	ev.sf = fitSteps(ev.steps, cons, nil)
+	classifySteps(ev.all, ev.sf)
+	evidence() // with their regimes
+	if ev.sf.ok {
+		ev.fit = buildFit(ev.steps, ev.sf)
+	}
+	ev.proj = canProject(ev.steps, ev.sf, ev.fit)
+	ev.r = capacityOf(ev.steps, p.SLA, ev.sf, ev.proj, searchTolerance(p))
+	return ev, true
+}
+
+// analyzeSegment computes the steps, fit, regimes and capacity of one segment.
+func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, cons []plan.Constraint,
+	p *plan.Plan, server map[int]*ServerStats, seed uint64) SegmentAnalysis {
+	sa := SegmentAnalysis{Segment: name, Weight: weight, FromMix: len(inputs) > 0 && inputs[0].share > 0}
+	ev, ok := evaluateSegment(inputs, st, cons, p, server)
+	sa.Steps = ev.all
+	if !ok { // nothing is evidence: no fit, no verdict, and say why
+		sa.Capacity = Capacity{Method: MethodNoData, Bottleneck: RegimeNone, BottleneckEvidence: noMeasuredEvidence(ev.all)}
 		return sa
 	}
-	sf := fitSteps(steps, cons, nil)
-	classifySteps(all, sf)
-	steps, smp = evidence() // with their regimes
-	if sf.ok {
-		sa.Fit = buildFit(steps, sf)
-	}
-	project := canProject(steps, sf, sa.Fit)
-	r := capacityOf(steps, p.SLA, sf, project)
-	c := Capacity{Method: r.method, LimitingConstraint: r.binding}
-	c.Bottleneck, c.BottleneckEvidence = bottleneckOf(r, steps, sf)
+	steps, r := ev.steps, ev.r
+	sa.Fit = ev.fit
+	c := Capacity{Method: r.method, LimitingConstraint: r.binding, RangeKind: r.kind}
+	c.Bottleneck, c.BottleneckEvidence = bottleneckOf(r, steps, ev.sf)
 	c.FirstStepSaturated = saturatedBelowFirst(c, steps)
-	atCapacity(&c, r, steps, sf, p.SLA.ThinkTime.Seconds())
-	c.CILow, c.CIHigh = r.value, r.value
-	if sf.ok {
-		b := bootstrapSegment(steps, smp, cons, p.SLA, sf, project, seed^hashString(name))
+	atCapacity(&c, r, steps, ev.sf, p.SLA.ThinkTime.Seconds())
+	c.RangeLow, c.RangeHigh = r.lo, r.hi
+	if r.pass >= 0 {
+		c.PassLoad = steps[r.pass].Load
+	}
+	if r.fail >= 0 && r.fail != r.pass {
+		c.FailLoad = steps[r.fail].Load
+	}
+	c.NoiseLow, c.NoiseHigh = r.value, r.value
+	if ev.sf.ok {
+		b := bootstrapSegment(steps, ev.smp, cons, p.SLA, ev.sf, ev.proj, searchTolerance(p), seed^hashString(name))
 		applyBootstrap(sa.Fit, &c, b, r)
 	}
-	if c.OfferedRateRps > 0 { // the band in served, not offered, requests/s
+	if c.OfferedRateRps > 0 { // the range in served, not offered, requests/s
 		f := c.MaxRateWithinSLA / c.OfferedRateRps
-		c.CILow, c.CIHigh = c.CILow*f, c.CIHigh*f
+		c.RangeLow, c.RangeHigh = c.RangeLow*f, c.RangeHigh*f
+		c.NoiseLow, c.NoiseHigh = c.NoiseLow*f, c.NoiseHigh*f
 	}
 	openBand(&c, steps)
-	sa.Steps, sa.Capacity = all, c
+	sa.Capacity = c
 	return sa
 }
 
-// applyBootstrap copies the bootstrap's 95% intervals into the fit and capacity.
+// applyBootstrap copies the bootstrap's 95% intervals into the fit and the capacity's
+// noise band.
 func applyBootstrap(f *Fit, c *Capacity, b bootResult, r capResult) {
 	f.BootstrapReps = b.reps
 	if f.SlotsIdentified {
 		f.SlotsCILow, f.SlotsCIHigh, f.slotsUnlocated = slotsBand(b.slots, f.Slots)
 	}
-	if lo, hi := ci95(b.caps); !math.IsNaN(lo) && r.method == MethodMeasured {
-		c.CILow, c.CIHigh = math.Min(lo, r.value), math.Max(hi, r.value)
+	if lo, hi := ci95(b.caps); !math.IsNaN(lo) {
+		c.NoiseLow, c.NoiseHigh = math.Min(lo, r.value), math.Max(hi, r.value)
 	}
 	loads := len(f.Curve)
 	for i := 0; i < loads && i < len(b.curves); i++ {
@@ -216,9 +248,9 @@ func applyBootstrap(f *Fit, c *Capacity, b bootResult, r capResult) {
 	}
 }
 
-// openBand sets the band of a capacity no step bounded: at_least is [highest load
-// tested, open]; a model projection is [highest load tested, the projection cap], open
-// when the projection reached the cap.
+// openBand sets the range of a capacity no step bounded: at_least is [highest load
+// tested, open]; a model projection is its prediction interval within [highest load
+// tested, the projection cap], open when the projection reached the cap.
 func openBand(c *Capacity, steps []StepStats) {
 	if len(steps) == 0 {
 		return
@@ -226,11 +258,12 @@ func openBand(c *Capacity, steps []StepStats) {
 	last := steps[len(steps)-1].Load
 	switch c.Method {
 	case MethodAtLeast:
-		c.CILow, c.CIHigh, c.OpenEnded = loadOf(*c), 0, true
+		c.RangeLow, c.RangeHigh, c.OpenEnded = loadOf(*c), 0, true
 	case MethodModel:
 		hi := projectMaxFactor * last
-		c.CILow, c.CIHigh = last, hi
-		c.OpenEnded = loadOf(*c) >= 0.999*hi
+		c.RangeLow = math.Max(last, math.Min(c.RangeLow, loadOf(*c)))
+		c.RangeHigh = math.Min(hi, math.Max(c.RangeHigh, loadOf(*c)))
+		c.OpenEnded = loadOf(*c) >= 0.999*hi || c.RangeHigh >= 0.999*hi
 	}
 }
 

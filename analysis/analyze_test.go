@@ -31,14 +31,17 @@ func TestRateLadder(t *testing.T) {
 	}
 	sa := a.Segments[0]
 	for _, s := range sa.Steps {
-		t.Logf("rate %v: n=%d TTFT p95 %.0f X %.2f steady %v (%s) regime %s", s.Load, s.Requests, s.TTFTMs.P95,
+		t.Logf("rate %v: achieved %.2f little %.2f n=%d TTFT p95 %.0f X %.2f steady %v (%s) regime %s", s.Load, s.AchievedRateRps, s.LittleThroughputRps, s.Requests, s.TTFTMs.P95,
 			s.RequestThroughput, s.SteadyState, s.SteadyStateReason, s.Regime)
 	}
 	c := sa.Capacity
-	t.Logf("max rate %.2f req/s (%s, %s), in flight %.1f; slots %.2f; %s", c.MaxRateWithinSLA, c.Method, c.LimitingConstraint,
+	t.Logf("max rate %.2f req/s (%s, %s, range %.2f–%.2f), in flight %.1f; slots %.2f; %s", c.MaxRateWithinSLA, c.Method, c.LimitingConstraint, c.RangeLow, c.RangeHigh,
 		c.MaxConcurrencyWithinSLA, sa.Fit.Slots, a.Answer)
-	if a.Schedule != plan.ScheduleRate || c.Method != MethodMeasured {
+	if a.Schedule != plan.ScheduleRate || (c.Method != MethodMeasured && c.Method != MethodInterpolated) {
 		t.Fatalf("schedule %s method %s", a.Schedule, c.Method)
+	}
+	if c.RangeLow > c.MaxRateWithinSLA || c.RangeHigh < c.MaxRateWithinSLA || c.RangeLow < 8 || c.RangeHigh > 10 {
+		t.Errorf("range [%.2f, %.2f] around %.2f: want it inside the bracket [8, 10)", c.RangeLow, c.RangeHigh, c.MaxRateWithinSLA)
 	}
 	// The server saturates at 8 slots / ~0.92 s ≈ 8.7 req/s: the capacity lies below it.
 	if c.MaxRateWithinSLA < 4 || c.MaxRateWithinSLA > 8.7 {
@@ -194,7 +197,10 @@ func TestSizingAndAnswer(t *testing.T) {
 	}
 }
 
-func TestMeasuredCapacityInterpolatesBindingConstraint(t *testing.T) {
+// TestMeasuredCapacityIsTheLastPassingLoad: the measured capacity is the largest
+// passing load (16), not a straight line towards the failing one; the binding
+// constraint is the one whose interpolation crosses its threshold first.
+func TestMeasuredCapacityIsTheLastPassingLoad(t *testing.T) {
 	spec := plan.SLA{TTFTMs: map[string]float64{"p95": 500}, ITLMs: map[string]float64{"p50": 30}}
 	step := func(load, ttftP95, itlP50 float64) ladderStep {
 		s := StepStats{Load: load, Requests: 10, itlEligible: 10,
@@ -211,7 +217,7 @@ func TestMeasuredCapacityInterpolatesBindingConstraint(t *testing.T) {
 	if r.method != MethodMeasured || r.binding != "TTFT p95 ≤ 500 ms" || r.bound != (sla.Bound{Metric: sla.TTFT, Stat: sla.P95, Threshold: 500}) {
 		t.Fatalf("%+v", r)
 	}
-	near(t, "capacity", r.value, 18, 1e-9)
+	near(t, "capacity", r.value, 16, 1e-9)
 	r = measuredCapacity(steps[2:])
 	if r.method != MethodBelowFirstStep || r.binding != "TTFT p95 ≤ 500 ms" {
 		t.Errorf("below first step: %+v", r)
@@ -304,7 +310,7 @@ func TestErlangC(t *testing.T) {
 }
 
 func TestSanitizeFloats(t *testing.T) {
-	a := &Analysis{Overall: Capacity{CILow: math.NaN()}, Segments: []SegmentAnalysis{{Fit: &Fit{Residuals: []float64{1, math.Inf(1)}}}},
+	a := &Analysis{Overall: Capacity{RangeLow: math.NaN()}, Segments: []SegmentAnalysis{{Fit: &Fit{Residuals: []float64{1, math.Inf(1)}}}},
 		GroundTruth: map[string]any{"x": 1.0}, Kernels: []KernelSummary{{ClassShares: map[string]float64{"gemm": math.NaN()}}}}
 	if n := sanitizeFloats(a); n != 3 {
 		t.Errorf("replaced %d values, want 3", n)

@@ -134,19 +134,21 @@ func TestCPUAdviceNamesNoHBM(t *testing.T) {
 	}
 }
 
-// TestUsersAreFlooredWithTheCapacityShown: an interpolated capacity of 4.99 is answered
-// as 4 concurrent users, saying the 4.99 it was rounded down from; the sizing table
-// prints "–" for prices that were not set, never 0.
-func TestUsersAreFlooredWithTheCapacityShown(t *testing.T) {
+// TestInterpolatedCapacityIsLabelled: a capacity the model fills in between two steps
+// is a whole number of concurrent users, said to be the model's estimate between the
+// passing and the failing loads; the sizing table prints "–" for prices that were not
+// set, never 0.
+func TestInterpolatedCapacityIsLabelled(t *testing.T) {
 	p := simPlan("floor", queueLadder[:6], plan.SLA{TTFTMs: map[string]float64{"p95": 300}})
 	p.Report.GPUHourUSD = 0
 	a := analyzeSim(t, queueSim, p)
 	c := a.Overall
 	x := c.MaxConcurrencyWithinSLA
-	if c.Method != MethodMeasured || x == math.Floor(x) {
-		t.Fatalf("capacity %v (%s): not fractional", x, c.Method)
+	if c.Method != MethodInterpolated || x != math.Floor(x) || c.RangeKind != RangePrediction {
+		t.Fatalf("capacity %v (%s, range %s): want a whole interpolated one", x, c.Method, c.RangeKind)
 	}
-	want := commaInt(x) + " concurrent users (capacity " + strconv.FormatFloat(x, 'f', 2, 64) + " between the steps tested, rounded down)"
+	want := "about " + commaInt(x) + " concurrent users (the queueing model's estimate between " +
+		commaInt(c.PassLoad) + ", which met the SLA, and " + commaInt(c.FailLoad) + ", which broke it)"
 	if !strings.Contains(a.Answer, want) {
 		t.Errorf("answer %q lacks %q", a.Answer, want)
 	}

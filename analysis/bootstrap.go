@@ -29,7 +29,7 @@ type bootResult struct {
 // bootstrapSegment resamples each step's requests, refits the model and recomputes the
 // capacity, bootReps times, deterministically from seed.
 func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constraint, spec plan.SLA,
-	sf segFit, project bool, seed uint64) bootResult {
+	sf segFit, project bool, tol float64, seed uint64) bootResult {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	loads := curveLoads(steps)
 	out := bootResult{curves: make([][]float64, len(loads))}
@@ -53,7 +53,11 @@ func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constra
 			c = math.Inf(1)
 		}
 		out.slots = append(out.slots, c)
-		out.caps = append(out.caps, capacityOf(rep, spec, rf, project).value)
+		// A resample whose first step fails has no capacity (not a capacity of 0): it
+		// is left out of the noise band.
+		if cr := capacityOf(rep, spec, rf, project, tol); cr.method != MethodBelowFirstStep && cr.method != MethodNoData {
+			out.caps = append(out.caps, cr.value)
+		}
 		for j, l := range loads {
 			if cp, ok := curvePoint(rf, l); ok {
 				out.curves[j] = append(out.curves[j], cp.TTFTp95Ms)

@@ -11,6 +11,7 @@ import (
 // Capacity methods.
 const (
 	MethodMeasured       CapacityMethod = "measured"
+	MethodInterpolated   CapacityMethod = "interpolated"
 	MethodModel          CapacityMethod = "model"
 	MethodAtLeast        CapacityMethod = "at_least"
 	MethodBelowFirstStep CapacityMethod = "below_first_step"
@@ -34,7 +35,12 @@ type capResult struct {
 	bound sla.Bound
 	pass  int // index of the last passing step (−1 none)
 	fail  int // index of the first failing step (−1 none)
-	frac  float64
+	// frac places value between the pass and fail steps' loads (0 at pass) for the
+	// latencies and throughput at capacity.
+	frac float64
+	// lo, hi is the range the capacity lies in, of kind kind (see Capacity.RangeLow).
+	lo, hi float64
+	kind   RangeKind
 }
 
 // violation is one broken bound at a step: its name, bound, measured value and threshold.
@@ -70,8 +76,9 @@ func boundName(b sla.Bound) string {
 }
 
 // measuredCapacity finds the largest load within the SLA on a ladder sorted by load:
-// between the last passing step and the first failing one it interpolates each broken
-// constraint linearly and takes the lowest crossing (the binding constraint).
+// the last passing step below the first failing one (a measured load). The binding
+// constraint is the broken constraint of the failing step whose linear interpolation
+// between the two steps crosses its threshold first.
 func measuredCapacity(steps []ladderStep) capResult {
 	r := capResult{pass: -1, fail: -1}
 	for i, s := range steps {
@@ -101,7 +108,8 @@ func measuredCapacity(steps []ladderStep) capResult {
 		return r
 	}
 	a, b := steps[r.pass], steps[r.fail]
-	r.method, r.value, r.frac = MethodMeasured, b.load, 1
+	r.method, r.value, r.frac = MethodMeasured, a.load, 0
+	cross := b.load
 	for _, v := range violations(b) {
 		va := valueAt(a, v.bound)
 		f := 0.0
@@ -109,8 +117,8 @@ func measuredCapacity(steps []ladderStep) capResult {
 			f = (v.thr - va) / (v.value - va)
 		}
 		f = math.Max(0, math.Min(1, f))
-		if x := a.load + f*(b.load-a.load); x < r.value || r.binding == "" {
-			r.value, r.binding, r.bound, r.frac = x, v.name, v.bound, f
+		if x := a.load + f*(b.load-a.load); x < cross || r.binding == "" {
+			cross, r.binding, r.bound = x, v.name, v.bound
 		}
 	}
 	return r
@@ -152,6 +160,8 @@ type modelEval struct {
 	cal  map[string]calib
 	cons []plan.Constraint
 	rate bool // loads are request rates (open loop), not concurrency
+	// sigma is each constraint's relative model error ("metric:stat" → RMS log-ratio).
+	sigma map[string]float64
 }
 
 // nAt returns the model's load for a ladder load (the same number: concurrency, or a

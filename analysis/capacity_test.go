@@ -22,7 +22,7 @@ func TestCapacityThroughputFollowsLittlesLaw(t *testing.T) {
 	a := analyzeSim(t, queueSim, p)
 	sa := a.Segments[0]
 	c := sa.Capacity
-	if c.Method != MethodMeasured {
+	if c.Method != MethodMeasured && c.Method != MethodInterpolated {
 		t.Fatalf("method %s", c.Method)
 	}
 	var lo, hi *StepStats
@@ -40,9 +40,18 @@ func TestCapacityThroughputFollowsLittlesLaw(t *testing.T) {
 	lout := lo.OutputTokensMean + f*(hi.OutputTokensMean-lo.OutputTokensMean)
 	t.Logf("capacity %.2f between loads %v and %v: R %.3f s, X %.3f req/s (AIPerf %.3f and %.3f)",
 		c.MaxConcurrencyWithinSLA, lo.Load, hi.Load, rS, c.ThroughputAtCapacity, lo.RequestThroughput, hi.RequestThroughput)
-	near(t, "X·R", c.ThroughputAtCapacity*rS, c.MaxConcurrencyWithinSLA, 1e-9)
+	if c.Method == MethodMeasured {
+		near(t, "X·R", c.ThroughputAtCapacity*rS, c.MaxConcurrencyWithinSLA, 1e-9)
+		near(t, "output tokens/s", c.OutputTokensPerSAtCapacity, c.ThroughputAtCapacity*lout, 1e-9)
+	} else {
+		// Interpolated: X and R are the model's at the capacity (X·R = N holds inside
+		// the model); X lies between the two steps' steady-state throughputs, ±3%.
+		x0, x1 := math.Min(lo.LittleThroughputRps, hi.LittleThroughputRps), math.Max(lo.LittleThroughputRps, hi.LittleThroughputRps)
+		if c.ThroughputAtCapacity < 0.97*x0 || c.ThroughputAtCapacity > 1.03*x1 {
+			t.Errorf("interpolated X %.3f outside the steps' [%.3f, %.3f]", c.ThroughputAtCapacity, x0, x1)
+		}
+	}
 	near(t, "N + X·Z", c.MaxConcurrencyWithinSLA+c.ThroughputAtCapacity*c.ThinkTimeS, c.UsersWithThinkTime, 1e-9)
-	near(t, "output tokens/s", c.OutputTokensPerSAtCapacity, c.ThroughputAtCapacity*lout, 1e-9)
 	if c.ThinkTimeS != 10 || c.Users != int(math.Floor(c.UsersWithThinkTime)) || c.Users < 100 {
 		t.Errorf("think %v users %d for %.2f", c.ThinkTimeS, c.Users, c.UsersWithThinkTime)
 	}

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sla"
 )
 
 // qmodel is a continuous-batching server with c effective slots and load-dependent
@@ -258,8 +259,15 @@ func modelLoss(pts []point, m qmodel) float64 {
 
 // calib maps a metric statistic to a·base + wait + z·σ, where base, wait and σ are the
 // model's terms for that metric (see terms): a scales the unqueued latency to the
-// statistic, and z counts standard deviations of the queueing delay.
-type calib struct{ a, z float64 }
+// statistic, and z counts standard deviations of the queueing delay. With rounds set
+// (a percentile of a closed loop whose service times are near constant) the queueing
+// part is the percentile q of the delay of synchronised rounds instead (roundsWait):
+// a·base + W_q.
+type calib struct {
+	a, z   float64
+	rounds bool
+	q      float64 // the statistic's quantile (rounds only)
+}
 
 // defaultZ is z when the ladder shows no queueing to calibrate it: the 95th percentile
 // of a normal delay (departures close to Poisson).
@@ -278,9 +286,76 @@ func (m qmodel) terms(metric string, x, lout float64) (base, wait, sigma float64
 	return m.baseAt(st.b), st.wait, st.sigma // ttft, ttfo
 }
 
-// calibrate fits a, z ≥ 0 for one metric statistic by relative least squares over the
-// points that have it. Without queueing data z defaults to defaultZ.
+// roundsWait is the q-quantile of the queueing delay in a closed loop of n requests on
+// c slots whose service time S is (near) constant. The requests then move in
+// synchronised rounds of length S: each round serves c requests, and with
+// w = n/c − 1 rounds of backlog a request waits ⌊w⌋·S or ⌈w⌉·S, the longer wait
+// for the fraction w − ⌊w⌋ of requests (the mean is w·S, as Little's law requires).
+// So just past c slots the p95 jumps from 0 to a whole service time: TTFT p95 ≈ A + S.
+func (m qmodel) roundsWait(n, q, lout float64) float64 {
+	if m.open || n <= m.c {
+		return 0
+	}
+	st := m.state(n, lout)
+	w := n/m.c - 1
+	whole := math.Floor(w + 1e-12)
+	if w-whole > 1-q+1e-12 {
+		whole++
+	}
+	return whole * st.service
+}
+
+// calibrate fits a metric statistic's calibration by relative least squares over the
+// points that have it: a, z ≥ 0 of the normal delay; for a percentile of a closed
+// loop also a of the synchronised-rounds delay (roundsWait), kept when it fits the
+// points at least as well. Without queueing data z defaults to defaultZ.
 func calibrate(m qmodel, pts []point, metric, stat string) (calib, bool) {
+	normal, ok := calibrateNormal(m, pts, metric, stat)
+	if !ok || m.open || metric == "itl" {
+		return normal, ok
+	}
+	st, _ := sla.ParseStatistic(stat)
+	q, isQ := st.Quantile()
+	if !isQ {
+		return normal, ok
+	}
+	var sbb, sby float64
+	queued := false
+	for _, p := range pts {
+		y, ok := p.stats[statKey(metric, stat)]
+		if !ok || y <= 0 {
+			continue
+		}
+		base, _, _ := m.terms(metric, p.n, p.lout)
+		w := m.roundsWait(p.n, q, p.lout)
+		queued = queued || p.n > m.c
+		sbb += (base / y) * (base / y)
+		sby += (base / y) * ((y - w) / y)
+	}
+	if !queued || sbb == 0 {
+		return normal, ok
+	}
+	r := calib{a: math.Max(sby/sbb, 0), rounds: true, q: q}
+	if calibLoss(m, pts, r, metric, stat) <= calibLoss(m, pts, normal, metric, stat) {
+		return r, true
+	}
+	return normal, true
+}
+
+// calibLoss is the sum of squared relative residuals of a calibration over the points.
+func calibLoss(m qmodel, pts []point, c calib, metric, stat string) float64 {
+	var f float64
+	for _, p := range pts {
+		if y, ok := p.stats[statKey(metric, stat)]; ok && y > 0 {
+			d := (m.predict(c, metric, p.n, p.lout) - y) / y
+			f += d * d
+		}
+	}
+	return f
+}
+
+// calibrateNormal fits a, z ≥ 0 of the normal delay for one metric statistic.
+func calibrateNormal(m qmodel, pts []point, metric, stat string) (calib, bool) {
 	var saa, sas, sss, say, ssy float64
 	n := 0
 	for _, p := range pts {
@@ -311,16 +386,19 @@ func calibrate(m qmodel, pts []point, metric, stat string) (calib, bool) {
 		zz := (ssy*saa - say*sas) / det
 		switch {
 		case a >= 0 && zz >= 0:
-			return calib{a, zz}, true
+			return calib{a: a, z: zz}, true
 		case zz < 0:
-			return calib{aOnly, 0}, true
+			return calib{a: aOnly}, true
 		}
 	}
-	return calib{aOnly, z}, true
+	return calib{a: aOnly, z: z}, true
 }
 
 // predict returns the calibrated prediction of a metric statistic at n.
 func (m qmodel) predict(c calib, metric string, n, lout float64) float64 {
 	base, w, sg := m.terms(metric, n, lout)
+	if c.rounds {
+		return c.a*base + m.roundsWait(n, c.q, lout)
+	}
 	return c.a*base + w + c.z*sg
 }

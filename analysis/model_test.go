@@ -55,13 +55,13 @@ func TestModelRecoveryQueueBound(t *testing.T) {
 		}
 	}
 	c := sa.Capacity
-	t.Logf("capacity %.1f [%.1f, %.1f] %s, %s-bound by %s", c.MaxConcurrencyWithinSLA, c.CILow, c.CIHigh,
+	t.Logf("capacity %.1f [%.1f, %.1f] %s, %s-bound by %s", c.MaxConcurrencyWithinSLA, c.RangeLow, c.RangeHigh,
 		c.Method, c.Bottleneck, c.LimitingConstraint)
-	if c.Method != MethodMeasured || c.Bottleneck != RegimeQueue {
-		t.Errorf("capacity method %s bottleneck %s, want measured queue", c.Method, c.Bottleneck)
+	if (c.Method != MethodMeasured && c.Method != MethodInterpolated) || c.Bottleneck != RegimeQueue {
+		t.Errorf("capacity method %s bottleneck %s, want measured or interpolated, queue", c.Method, c.Bottleneck)
 	}
-	if !(c.CILow <= c.MaxConcurrencyWithinSLA && c.MaxConcurrencyWithinSLA <= c.CIHigh) {
-		t.Errorf("capacity CI [%.1f, %.1f] excludes %.1f", c.CILow, c.CIHigh, c.MaxConcurrencyWithinSLA)
+	if !(c.RangeLow <= c.MaxConcurrencyWithinSLA && c.MaxConcurrencyWithinSLA <= c.RangeHigh) {
+		t.Errorf("capacity CI [%.1f, %.1f] excludes %.1f", c.RangeLow, c.RangeHigh, c.MaxConcurrencyWithinSLA)
 	}
 }
 
@@ -77,7 +77,7 @@ func TestModelRecoveryDecodeBound(t *testing.T) {
 	}
 	c := sa.Capacity
 	t.Logf("capacity %.1f [%.1f, %.1f] %s, %s-bound by %s; decode %.2f + %.3f·batch ms",
-		c.MaxConcurrencyWithinSLA, c.CILow, c.CIHigh, c.Method, c.Bottleneck, c.LimitingConstraint,
+		c.MaxConcurrencyWithinSLA, c.RangeLow, c.RangeHigh, c.Method, c.Bottleneck, c.LimitingConstraint,
 		sa.Fit.DecodeBaseMs, sa.Fit.DecodePerSeqMs)
 	if c.Bottleneck != RegimeDecode {
 		t.Errorf("bottleneck %s, want decode", c.Bottleneck)

@@ -50,6 +50,7 @@ func fitSteps(steps []StepStats, cons []plan.Constraint, start *qmodel) segFit {
 			e.cal[statKey(c.Metric, c.Stat)] = cal
 		}
 	}
+	e.modelErrors(pts)
 	return segFit{ok: true, loss: loss, pts: pts, eval: e}
 }
 
@@ -66,19 +67,30 @@ func canProject(steps []StepStats, sf segFit, f *Fit) bool {
 	return sf.ok && f != nil && f.R2 >= projectMinR2 && f.SlotsIdentified
 }
 
-// capacityOf finds the capacity of a segment: measured when a step breaks the SLA; when
-// every step met it, the highest load tested (at_least) or, with project, the model's
-// projection up to projectMaxFactor × the last load. A ladder without measured requests
-// has no capacity (no_data).
-func capacityOf(steps []StepStats, spec plan.SLA, sf segFit, project bool) capResult {
+// capacityOf finds the capacity of a segment: measured (the largest passing load below
+// the first failing step) when a step breaks the SLA, interpolated by the model when
+// the bracket is wider than tol and the model reproduces it (interpolate); when every
+// step met it, the highest load tested (at_least) or, with project, the model's
+// projection up to projectMaxFactor × the last load. A ladder without measured
+// requests has no capacity (no_data). The result carries its range (capResult.lo, hi).
+func capacityOf(steps []StepStats, spec plan.SLA, sf segFit, project bool, tol float64) capResult {
 	if !anyMeasured(steps) {
 		return capResult{method: MethodNoData, pass: -1, fail: -1}
 	}
+	integer := integerLoads(steps)
 	r := measuredCapacity(ladderFrom(steps, spec))
-	if r.method == MethodAtLeast && steps[0].Schedule == plan.ScheduleTrace {
+	switch {
+	case r.method == MethodAtLeast && steps[0].Schedule == plan.ScheduleTrace:
 		r.method = MethodMeasured // a replayed trace has one load: it passed as measured
 		r.pass, r.fail, r.frac = len(steps)-1, len(steps)-1, 0
+		r.lo, r.hi, r.kind = r.value, r.value, RangeBracket
 		return r
+	case r.method == MethodMeasured:
+		bracketRange(&r, steps, integer)
+		interpolate(&r, steps, sf, integer, tol)
+		return r
+	case r.method == MethodAtLeast:
+		r.lo, r.kind = r.value, RangeOpen
 	}
 	if r.method != MethodAtLeast || !project {
 		return r
@@ -91,8 +103,13 @@ func capacityOf(steps []StepStats, spec plan.SLA, sf segFit, project bool) capRe
 	if hi <= last {
 		return r
 	}
-	if v, binding, ok := sf.eval.maxLoad(last, hi); ok && v > last*1.001 {
-		r.method, r.value, r.binding = MethodModel, v, binding
+	if v, low, high, ok := sf.eval.predictedCapacity(last, hi, integer); ok && v > last*1.001 {
+		above := v * 1.001
+		if integer {
+			above = v + 1
+		}
+		r.method, r.value, r.binding = MethodModel, v, sf.eval.firstViolation(above)
+		r.lo, r.hi, r.kind = math.Max(last, low), high, RangePrediction
 	}
 	return r
 }
@@ -214,8 +231,9 @@ func atCapacity(c *Capacity, r capResult, steps []StepStats, sf segFit, thinkS f
 	fromMix := steps[0].MixShare > 0
 	var rS, rMixS, lout, share float64 // E2E (s), the mix's E2E (s), output tokens, mix share
 	var x float64                      // model throughput (req/s) when the model decides
+	modelled := (r.method == MethodModel || r.method == MethodInterpolated) && sf.ok && !fromMix
 	switch {
-	case r.method == MethodMeasured:
+	case r.method == MethodMeasured || (r.method == MethodInterpolated && !modelled):
 		a, b := &steps[r.pass], &steps[r.fail]
 		lerp := func(u, v float64) float64 { return u + r.frac*(v-u) }
 		rS = lerp(residenceMs(a), residenceMs(b)) / 1000
@@ -224,7 +242,7 @@ func atCapacity(c *Capacity, r capResult, steps []StepStats, sf segFit, thinkS f
 		if !closed && !fromMix && a.Schedule == plan.ScheduleRate {
 			x = math.Min(r.value, math.Max(servedRate(r.value, a, b), passingServed(steps, r.pass)))
 		}
-	case r.method == MethodModel && sf.ok && !fromMix:
+	case modelled:
 		n, _ := sf.eval.nAt(r.value)
 		m := sf.eval.m
 		x, lout, rS = 1000*m.throughput(n, m.lout), m.lout, m.e2e(n, m.lout)/1000

@@ -170,12 +170,12 @@ func lateLadder(t *testing.T, lateMs [3]float64) *Analysis {
 }
 
 // TestLateStepIsNoEvidence: the step the starved simulator ran late is shown, marked,
-// but kept out of the capacity: with it the SLA fails at c=4 (measured capacity between
-// 2 and 4); without it every step that is evidence passed (at least 2).
+// but kept out of the capacity: with it the SLA fails at c=4 (measured capacity 2, the
+// bracket [2, 4)); without it every step that is evidence passed (at least 2).
 func TestLateStepIsNoEvidence(t *testing.T) {
 	quiet := lateLadder(t, [3]float64{0.5, 0.5, 0.5}).Segments[0]
-	if quiet.Capacity.Method != MethodMeasured || quiet.Capacity.MaxConcurrencyWithinSLA <= 2 ||
-		quiet.Capacity.MaxConcurrencyWithinSLA >= 4 || quiet.Steps[2].SimulatorLate {
+	if quiet.Capacity.Method != MethodMeasured || quiet.Capacity.MaxConcurrencyWithinSLA != 2 ||
+		quiet.Capacity.FailLoad != 4 || quiet.Steps[2].SimulatorLate {
 		t.Fatalf("quiet host: %s %.2f, step 2 late %v", quiet.Capacity.Method, quiet.Capacity.MaxConcurrencyWithinSLA,
 			quiet.Steps[2].SimulatorLate)
 	}

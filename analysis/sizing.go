@@ -201,22 +201,23 @@ func loadPhrase(a *Analysis) string {
 		inFlight = "about " + fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)) + " requests in flight"
 	}
 	var notes []string
-	if x := c.MaxConcurrencyWithinSLA; a.Schedule != plan.ScheduleRate && c.Method == MethodMeasured &&
-		x-math.Floor(x+1e-9) >= 0.005 {
-		// Users are whole: the answer floors the interpolated capacity that tables show.
-		notes = append(notes, fmt.Sprintf("capacity %.2f between the steps tested, rounded down", x))
+	loadText := func(x float64) string {
+		if a.Schedule == plan.ScheduleRate {
+			return fmt.Sprintf("%.2f requests/s", x)
+		}
+		return commaInt(x)
 	}
 	switch c.Method {
 	case MethodAtLeast:
 		load = "at least " + load
 		notes = append(notes, "the highest load tested; no limit reached")
 	case MethodModel:
-		lo := commaInt(c.CILow)
-		if a.Schedule == plan.ScheduleRate {
-			lo = fmt.Sprintf("%.2f requests/s", c.CILow)
-		}
 		load = "about " + load
-		notes = append(notes, "projected by the model beyond the highest load tested, "+lo)
+		notes = append(notes, "projected by the model beyond the highest load tested, "+loadText(c.PassLoad))
+	case MethodInterpolated:
+		load = "about " + load
+		notes = append(notes, fmt.Sprintf("the queueing model's estimate between %s, which met the SLA, and %s, which broke it",
+			loadText(c.PassLoad), loadText(c.FailLoad)))
 	}
 	switch {
 	case c.OfferedRateRps > 0 && c.ClientLimited:

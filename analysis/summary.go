@@ -104,11 +104,11 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 	if c.Bottleneck == RegimeErrors {
 		bound = "failing requests"
 	}
-	band := fmt.Sprintf("[%.1f, %.1f]", c.CILow, c.CIHigh)
-	if c.OpenEnded && c.CIHigh == 0 {
-		band = fmt.Sprintf("[≥ %.1f]", c.CILow)
+	band := fmt.Sprintf("[%.1f, %.1f]", c.RangeLow, c.RangeHigh)
+	if c.OpenEnded && c.RangeHigh == 0 {
+		band = fmt.Sprintf("[≥ %.1f]", c.RangeLow)
 	} else if c.OpenEnded {
-		band = fmt.Sprintf("[%.1f, > %.1f]", c.CILow, c.CIHigh)
+		band = fmt.Sprintf("[%.1f, > %.1f]", c.RangeLow, c.RangeHigh)
 	}
 	users := fmt.Sprintf("; %d users with %.0f s think time", c.Users, c.ThinkTimeS)
 	if schedule == plan.ScheduleTrace || c.ThinkTimeS == 0 {

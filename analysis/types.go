@@ -31,8 +31,18 @@ const (
 )
 
 // CapacityMethod is how a capacity was found (Capacity.Method): MethodMeasured,
-// MethodModel, MethodAtLeast, MethodBelowFirstStep or MethodNoData.
+// MethodInterpolated, MethodModel, MethodAtLeast, MethodBelowFirstStep or MethodNoData.
 type CapacityMethod string
+
+// RangeKind is what a capacity's range is (Capacity.RangeKind).
+type RangeKind string
+
+// Range kinds.
+const (
+	RangeBracket    RangeKind = "bracket"             // between measured passing and failing loads
+	RangePrediction RangeKind = "prediction_interval" // the model's, for a value it interpolated or projected
+	RangeOpen       RangeKind = "open"                // at least the highest load tested
+)
 
 // Summary holds the statistics of one latency metric over successful measured requests,
 // in ms. Percentiles interpolate linearly between closest ranks (numpy's default).
@@ -234,17 +244,35 @@ type Capacity struct {
 	// ClientLimited (open loop): a step at or below the capacity point was client-limited
 	// (StepStats.ClientLimited), so the capacity is what the client let through — a
 	// lower bound on the server's, not its limit.
-	ClientLimited bool    `json:"client_limited,omitempty"`
-	CILow         float64 `json:"ci_low"`
-	CIHigh        float64 `json:"ci_high"`
-	// OpenEnded: the true capacity may lie above CIHigh (method at_least: CIHigh is 0,
-	// meaning no upper bound; method model: the projection hit its 2× cap). Show the band
-	// as "≥ CILow" when CIHigh is 0.
+	ClientLimited bool `json:"client_limited,omitempty"`
+	// RangeLow..RangeHigh is the range the true capacity lies in, of kind RangeKind:
+	// for a measured capacity the bracket between the last passing load and the load
+	// below the first failing one (concurrency and users are whole: [pass, fail − 1]);
+	// for an interpolated or projected one the model's prediction interval (within the
+	// bracket when there is one); for at_least [the highest load tested, open).
+	RangeLow  float64   `json:"range_low"`
+	RangeHigh float64   `json:"range_high"`
+	RangeKind RangeKind `json:"range_kind,omitempty"`
+	// OpenEnded: the true capacity may lie above RangeHigh (method at_least: RangeHigh is
+	// 0, meaning no upper bound; method model: the projection hit its 2× cap). Show the
+	// range as "≥ RangeLow" when RangeHigh is 0.
 	OpenEnded bool `json:"open_ended,omitempty"`
-	// Method: "measured" (interpolated between steps), "at_least" (every step met the
-	// SLA: the highest load tested, a lower bound), "model" (every step met the SLA and
-	// a good fit projects beyond the last step, at most 2×), "below_first_step" (the SLA
-	// fails at the lowest load) or "no_data".
+	// NoiseLow..NoiseHigh is the 95% band of the capacity over resampled requests (the
+	// bootstrap): how much the verdicts could move with other draws of the same steps'
+	// requests. It is not the range (which covers the loads not measured); resamples
+	// whose first step fails are left out, never counted as a capacity of 0.
+	NoiseLow  float64 `json:"noise_low"`
+	NoiseHigh float64 `json:"noise_high"`
+	// PassLoad and FailLoad are the measured bracket: the largest passing load below the
+	// first failing one, and that failing load (0 when absent).
+	PassLoad float64 `json:"pass_load,omitempty"`
+	FailLoad float64 `json:"fail_load,omitempty"`
+	// Method: "measured" (the largest passing measured load), "interpolated" (the
+	// fitted model's capacity between the last passing and the first failing steps,
+	// which it reproduces), "at_least" (every step met the SLA: the highest load
+	// tested, a lower bound), "model" (every step met the SLA and a good fit projects
+	// beyond the last step, at most 2×), "below_first_step" (the SLA fails at the
+	// lowest load) or "no_data".
 	Method CapacityMethod `json:"method"`
 	// FirstStepSaturated (method below_first_step): the lowest load tested, an open
 	// loop, was already past saturation (the server completed fewer requests than

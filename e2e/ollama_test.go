@@ -116,7 +116,7 @@ func logLadder(t *testing.T, seg analysis.SegmentAnalysis) {
 	}
 	c := seg.Capacity
 	t.Logf("  capacity: %.2f [%.2f, %.2f] (%s), bottleneck %s, limiting %s",
-		c.MaxConcurrencyWithinSLA, c.CILow, c.CIHigh, c.Method, c.Bottleneck, c.LimitingConstraint)
+		c.MaxConcurrencyWithinSLA, c.RangeLow, c.RangeHigh, c.Method, c.Bottleneck, c.LimitingConstraint)
 }
 
 // checkQueueRegime asserts the queue/admission regime past the 4 slots: the fitted

@@ -149,6 +149,9 @@ func (p *Plan) fillDerived() {
 			}
 		}
 	}
+	if p.Ladder.Search != nil {
+		p.Ladder.Search.fillDefaults()
+	}
 	if l := p.Target.Launch; l != nil && l.ReadyTimeout == 0 {
 		l.ReadyTimeout = DefaultReadyTimeout
 	}

@@ -209,6 +209,8 @@ type Ladder struct {
 	// (1 = Poisson, < 1 burstier).
 	Arrival    string  `mapstructure:"arrival" json:"arrival,omitempty" yaml:"arrival,omitempty"`
 	Burstiness float64 `mapstructure:"burstiness" json:"burstiness,omitempty" yaml:"burstiness,omitempty"`
+	// Search, when set, replaces the fixed levels with an adaptive capacity search.
+	Search *Search `mapstructure:"search" json:"search,omitempty" yaml:"search,omitempty"`
 	// MaxConcurrency caps in-flight requests of an open loop (0 = no cap).
 	MaxConcurrency int `mapstructure:"max_concurrency" json:"max_concurrency,omitempty" yaml:"max_concurrency,omitempty"`
 
@@ -327,6 +329,7 @@ const (
 	ScheduleConcurrency = "concurrency"
 	ScheduleRate        = "rate"
 	ScheduleTrace       = "trace"
+	ScheduleUsers       = "users"
 )
 
 // MixSegment is the Step.Segment name of a step that drives the weighted mix.
@@ -342,6 +345,7 @@ type Step struct {
 	Schedule    string  `json:"schedule"`
 	Concurrency int     `json:"concurrency,omitempty"`
 	Rate        float64 `json:"rate,omitempty"`
+	Users       int     `json:"users,omitempty"`
 	// Warmup, Duration, Requests, Grace and Cooldown as in Ladder.
 	Warmup   Warmup        `json:"warmup"`
 	Duration time.Duration `json:"duration_ns"`

@@ -8,7 +8,9 @@ import (
 // Steps expands the plan into its ordered steps: for each segment (when the ladder runs
 // per segment) and then the mix (when Ladder.Mix), one step per ladder level. Trace
 // segments get a single trace step. Index numbers them 0..n-1 in run order. Each step
-// carries its Estimated wall time (see EstimateStep).
+// carries its Estimated wall time (see EstimateStep). A search plan (Ladder.Search)
+// has one opening step per segment and the mix instead (searchOpeners): the sweep
+// chooses the others.
 func (p *Plan) Steps() []Step {
 	var names []string
 	if p.Ladder.PerSegment == nil || *p.Ladder.PerSegment {
@@ -18,6 +20,9 @@ func (p *Plan) Steps() []Step {
 	}
 	if p.Ladder.Mix {
 		names = append(names, MixSegment)
+	}
+	if p.Ladder.Search != nil {
+		return p.searchOpeners(names)
 	}
 	var steps []Step
 	for _, name := range names {

@@ -33,9 +33,10 @@ func (p *Plan) checkLadder(ps *problems) {
 	switch {
 	case len(l.Concurrency) > 0 && len(l.Rate) > 0:
 		ps.add("ladder.rate", l.Rate, "set only one of ladder.concurrency and ladder.rate")
-	case len(l.Concurrency) == 0 && len(l.Rate) == 0 && p.needsLadder():
-		ps.add("ladder", raw("an empty ladder"), "must set ladder.concurrency (e.g. [1, 2, 4, 8]) or ladder.rate (req/s)")
+	case len(l.Concurrency) == 0 && len(l.Rate) == 0 && l.Search == nil && p.needsLadder():
+		ps.add("ladder", raw("an empty ladder"), "must set ladder.concurrency (e.g. [1, 2, 4, 8]), ladder.rate (req/s) or ladder.search")
 	}
+	p.checkSearch(ps)
 	for i, c := range l.Concurrency {
 		positiveInt(ps, fmt.Sprintf("ladder.concurrency[%d]", i), c)
 	}

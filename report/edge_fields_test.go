@@ -38,10 +38,10 @@ func fxEdgeAnalysis() *analysis.Analysis {
 	s0 := &a.Segments[0].Steps[0]
 	s0.TTFTMs, s0.ITLMs, s0.E2EMs, s0.TTFOMs = analysis.Summary{}, analysis.Summary{}, analysis.Summary{}, analysis.Summary{}
 	s0.WarmupRequests, s0.Cancelled = 7, 2
-	a.Segments[0].Capacity = analysis.Capacity{MaxConcurrencyWithinSLA: 128, CILow: 128, OpenEnded: true, Method: methodAtLeast,
+	a.Segments[0].Capacity = analysis.Capacity{MaxConcurrencyWithinSLA: 128, RangeLow: 128, OpenEnded: true, Method: methodAtLeast,
 		Bottleneck: analysis.RegimeNone}
 	a.Segments[1].Capacity.Method, a.Segments[1].Capacity.OpenEnded = methodModel, true
-	a.Segments[1].Capacity.CILow, a.Segments[1].Capacity.CIHigh = 40, 64
+	a.Segments[1].Capacity.RangeLow, a.Segments[1].Capacity.RangeHigh = 40, 64
 	f := a.Segments[2].Fit
 	f.SlotsIdentified, f.Slots, f.SlotsCILow, f.SlotsCIHigh, f.ServiceRate = false, 0, 0, 0, 0
 	a.WhatIf[1].GPUHourUSD, a.WhatIf[1].SamePriceAssumed = 2.5, true
@@ -54,12 +54,12 @@ func TestEdgeFieldsFormatting(t *testing.T) {
 		c    analysis.Capacity
 		want string
 	}{
-		{analysis.Capacity{CILow: 64, OpenEnded: true}, "≥ 64.0"},
-		{analysis.Capacity{CILow: 40, CIHigh: 64, OpenEnded: true}, "40.0 – > 64.0"},
-		{analysis.Capacity{CILow: 40, CIHigh: 64}, "40.0 – 64.0"},
+		{analysis.Capacity{RangeLow: 64, OpenEnded: true}, "≥ 64.0"},
+		{analysis.Capacity{RangeLow: 40, RangeHigh: 64, OpenEnded: true}, "40.0 – > 64.0"},
+		{analysis.Capacity{RangeLow: 40, RangeHigh: 64}, "40.0 – 64.0"},
 	} {
-		if got := bandText(tc.c); got != tc.want {
-			t.Errorf("bandText(%+v) = %q, want %q", tc.c, got, tc.want)
+		if got := rangeText(tc.c); got != tc.want {
+			t.Errorf("rangeText(%+v) = %q, want %q", tc.c, got, tc.want)
 		}
 	}
 	for m, want := range map[analysis.CapacityMethod]string{methodMeasured: "measured (interpolated between steps)", methodModel: "projected by the queueing model",
@@ -163,11 +163,11 @@ func TestPDFEdgeFields(t *testing.T) {
 	if r := findRow(seg, "1 | 400 |"); !strings.HasPrefix(r, "1 | 400 | 0.0% | – | – | – | – |") {
 		t.Errorf("missing-metric step row = %q", r)
 	}
-	if r := seg[1]; !strings.Contains(r, "≥ 128 concurrency (band ≥ 128, at least (no limit reached within the ladder))") {
+	if r := seg[1]; !strings.Contains(r, "≥ 128 concurrency (range ≥ 128, at least (no limit reached within the ladder))") {
 		t.Errorf("at_least segment capacity = %q", r)
 	}
 	seg1 := pageTexts(segmentSection(in, a.Segments[1], nil))
-	if !strings.Contains(seg1[1], "band 40.0 – > 64.0, projected by the queueing model") {
+	if !strings.Contains(seg1[1], "range 40.0 – > 64.0, projected by the queueing model") {
 		t.Errorf("open-ended model segment capacity = %q", seg1[1])
 	}
 	model := pageTexts(modelSection(in, nil))

@@ -122,7 +122,7 @@ func fxFit(s fxSegment) *analysis.Fit {
 func fxCapacity(s fxSegment) analysis.Capacity {
 	c := s.capacity()
 	x := s.xMax()
-	return analysis.Capacity{MaxConcurrencyWithinSLA: c, CILow: 0.93 * c, CIHigh: 1.06 * c, Method: "measured",
+	return analysis.Capacity{MaxConcurrencyWithinSLA: c, RangeLow: 0.93 * c, RangeHigh: 1.06 * c, Method: "measured",
 		Bottleneck: analysis.RegimeQueue, BottleneckEvidence: "TTFT rises linearly past " + num(s.slots, 0) + " in flight while ITL stays flat",
 		LimitingConstraint: "TTFT p95 ≤ 500 ms", ThroughputAtCapacity: x, OutputTokensPerSAtCapacity: x * float64(s.osl),
 		UsersWithThinkTime: c + x*5, ThinkTimeS: 5,

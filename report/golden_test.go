@@ -56,8 +56,8 @@ func TestRunOutputsGolden(t *testing.T) {
 // TestRunOutputsGoldenContent checks that the golden run's analysis recovers the
 // engine it was generated from, so the golden files hold a sensible answer: per segment
 // the fit finds the slots (within 2%) and the saturated throughput (within 3%), the
-// bottleneck is the queue, the capacity is TTFT p95 interpolated linearly to 500 ms
-// between the last passing and the first failing step, and that bracket holds the
+// bottleneck is the queue, the capacity is the last passing step's load or the model's
+// whole estimate inside the bracket to the first failing step, and its range holds the
 // engine's analytic capacity; warm-up requests stay out and the timeouts are counted.
 func TestRunOutputsGoldenContent(t *testing.T) {
 	a, err := analysis.Analyze(writeGoldenRun(t))
@@ -82,12 +82,26 @@ func TestRunOutputsGoldenContent(t *testing.T) {
 			t.Errorf("%s: no passing and failing step", sa.Segment)
 			continue
 		}
-		want := pass.Load + (fxSLAms-pass.TTFTMs.P95)/(fail.TTFTMs.P95-pass.TTFTMs.P95)*(fail.Load-pass.Load)
-		if got := sa.Capacity.MaxConcurrencyWithinSLA; math.Abs(got-want) > 1e-9 {
-			t.Errorf("%s capacity = %v, want %v interpolated between loads %v and %v", sa.Segment, got, want, pass.Load, fail.Load)
+		c := sa.Capacity
+		got, truth := c.MaxConcurrencyWithinSLA, eng.capacity()
+		t.Logf("%s: capacity %v (%s) range %v–%v, engine %.2f, bracket %v–%v", sa.Segment, got, c.Method, c.RangeLow, c.RangeHigh, truth, pass.Load, fail.Load)
+		switch c.Method {
+		case analysis.MethodMeasured:
+			if got != pass.Load {
+				t.Errorf("%s measured capacity = %v, want the last passing load %v", sa.Segment, got, pass.Load)
+			}
+		case analysis.MethodInterpolated:
+			if got <= pass.Load || got >= fail.Load || got != math.Floor(got) {
+				t.Errorf("%s interpolated capacity = %v, want a whole load inside (%v, %v)", sa.Segment, got, pass.Load, fail.Load)
+			}
+		default:
+			t.Errorf("%s method %s", sa.Segment, c.Method)
 		}
-		if c := eng.capacity(); c < pass.Load || c > fail.Load {
-			t.Errorf("%s: engine capacity %.1f outside the measured bracket %v–%v", sa.Segment, c, pass.Load, fail.Load)
+		if truth < c.RangeLow || truth >= c.RangeHigh+1 {
+			t.Errorf("%s: engine capacity %.2f outside the range %v–%v", sa.Segment, truth, c.RangeLow, c.RangeHigh)
+		}
+		if truth < pass.Load || truth > fail.Load {
+			t.Errorf("%s: engine capacity %.1f outside the measured bracket %v–%v", sa.Segment, truth, pass.Load, fail.Load)
 		}
 		first, last := sa.Steps[0], sa.Steps[len(sa.Steps)-1]
 		if first.WarmupRequests != goldenWarmup || first.Requests != goldenPerStep(1) {

@@ -42,11 +42,11 @@ func renderMarkdown(in *input, charts []string) string {
 			fmt.Fprintf(&b, "- %s\n", mdEscape(w.Message))
 		}
 	}
-	b.WriteString("\n## Segments\n\n| segment | mix share | capacity | band | method | bottleneck | binding constraint |\n|---|---:|---:|---|---|---|---|\n")
+	b.WriteString("\n## Segments\n\n| segment | mix share | capacity | range | method | bottleneck | binding constraint |\n|---|---:|---:|---|---|---|---|\n")
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(seg.Segment), shareText(shareOf(a, seg.Segment)),
-			capacityText(a, c), bandText(c), methodText(c.Method), orDash(c.Bottleneck), mdEscape(orDash(c.LimitingConstraint)))
+			capacityText(a, c), rangeText(c), methodText(c.Method), orDash(c.Bottleneck), mdEscape(orDash(c.LimitingConstraint)))
 	}
 	writeMarkdownWhatIf(&b, a.WhatIf)
 	writeMarkdownKernels(&b, a)

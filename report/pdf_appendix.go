@@ -17,10 +17,10 @@ func capacitySection(in *input) []core.Row {
 	var data [][]string
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
-		data = append(data, []string{seg.Segment, capacityText(a, c), bandText(c), methodText(c.Method),
+		data = append(data, []string{seg.Segment, capacityText(a, c), rangeText(c), methodText(c.Method),
 			orDash(c.Bottleneck), auto(c.ThroughputAtCapacity), capacityUsersText(c)})
 	}
-	rows = append(rows, autoTable([]string{"segment", "capacity", "band", "method", "bottleneck", "req/s at cap.", "users / replica"},
+	rows = append(rows, autoTable([]string{"segment", "capacity", "range", "method", "bottleneck", "req/s at cap.", "users / replica"},
 		[]int{4, 4, 3, 3, 3, 3, 4}, data)...)
 	if len(a.WhatIf) > 0 {
 		rows = append(rows, subheading("Target users → replicas → GPUs → cost"))

@@ -182,8 +182,8 @@ func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]C
 	a := in.a
 	c := seg.Capacity
 	rows := []core.Row{heading("Results: " + seg.Segment),
-		para(fmt.Sprintf("Capacity: %s (band %s, %s). Bottleneck: %s. Binding constraint: %s. Throughput at capacity: %s req/s, %s output tokens/s.",
-			capacityText(a, c), bandText(c), methodText(c.Method), orDash(c.Bottleneck), orDash(c.LimitingConstraint),
+		para(fmt.Sprintf("Capacity: %s (range %s, %s). Bottleneck: %s. Binding constraint: %s. Throughput at capacity: %s req/s, %s output tokens/s.",
+			capacityText(a, c), rangeText(c), methodText(c.Method), orDash(c.Bottleneck), orDash(c.LimitingConstraint),
 			auto(c.ThroughputAtCapacity), auto(c.OutputTokensPerSAtCapacity)))}
 	if ev := strings.TrimSpace(c.BottleneckEvidence); ev != "" {
 		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))

@@ -114,7 +114,7 @@ func TestJSONMarkdownCSV(t *testing.T) {
 
 func TestJSONNonFinite(t *testing.T) {
 	a := fxAnalysis()
-	a.Overall.CILow = math.NaN()
+	a.Overall.RangeLow = math.NaN()
 	a.Segments[0].Steps[0].TTFTMs.P99 = math.Inf(1)
 	a.GroundTruth["x"] = math.NaN()
 	dir := t.TempDir()
@@ -125,18 +125,18 @@ func TestJSONNonFinite(t *testing.T) {
 	var r struct {
 		Analysis struct {
 			Overall struct {
-				CILow  *float64 `json:"ci_low"`
-				CIHigh *float64 `json:"ci_high"`
+				RangeLow  *float64 `json:"range_low"`
+				RangeHigh *float64 `json:"range_high"`
 			} `json:"overall"`
 		} `json:"analysis"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Analysis.Overall.CILow != nil || r.Analysis.Overall.CIHigh == nil || *r.Analysis.Overall.CIHigh != a.Overall.CIHigh {
+	if r.Analysis.Overall.RangeLow != nil || r.Analysis.Overall.RangeHigh == nil || *r.Analysis.Overall.RangeHigh != a.Overall.RangeHigh {
 		t.Errorf("NaN not written as null, or finite value lost: %s", b[:200])
 	}
-	if !math.IsNaN(a.Overall.CILow) {
+	if !math.IsNaN(a.Overall.RangeLow) {
 		t.Error("the caller's analysis was modified")
 	}
 }

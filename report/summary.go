@@ -21,7 +21,8 @@ func keyNumbers(a *analysis.Analysis) []keyValue {
 	}
 	kv := []keyValue{
 		{"Capacity per replica (" + loadName(a) + ")", capacityText(a, c)},
-		{"95% confidence band (resampled requests)", bandText(c)},
+		{"Range (" + rangeKindText(c) + ")", rangeText(c)},
+		{"Resampling noise (bootstrap, 95%)", noiseText(c)},
 		{"Method", methodText(c.Method)},
 		{"Binding constraint", orDash(c.LimitingConstraint)},
 		{"Bottleneck", orDash(c.Bottleneck)},
@@ -64,7 +65,9 @@ func capacityText(a *analysis.Analysis, c analysis.Capacity) string {
 // glossary explains the report's jargon once, in plain words.
 const glossary = "TTFT = time to first token (how long a user waits before the answer starts); " +
 	"ITL = inter-token latency (the gap between streamed tokens); p95 = the value 95% of requests stay at or under; " +
-	"concurrency = requests in flight at once. The 95% confidence band comes from resampling the measured requests (bootstrap)."
+	"concurrency = requests in flight at once. The range is where the true capacity lies: between the largest load measured " +
+	"to meet the SLA and the smallest measured to break it, or the queueing model's prediction interval where the model " +
+	"filled in between steps; the resampling noise (bootstrap of the measured requests) is shown apart."
 
 // warningScope says whether the warnings touch the headline: the headline comes from
 // the ladder named by OverallSource, and warnings about other segments' own ladders

@@ -74,7 +74,7 @@ func TestNiceTicksAndShares(t *testing.T) {
 // for an at_least headline, projected what-if rows or steps above the error bound.
 func TestSummaryRendersAnalysisVerdict(t *testing.T) {
 	a := fxAnalysis()
-	a.Overall.Method, a.Overall.OpenEnded, a.Overall.CIHigh = methodAtLeast, true, 0
+	a.Overall.Method, a.Overall.OpenEnded, a.Overall.RangeHigh = methodAtLeast, true, 0
 	a.Answer, a.Overall.Advice = "The analysis's own answer.", "The analysis's own advice."
 	a.Segments[0].Steps[0].ErrorRate = 0.5
 	only := analysis.Warning{Kind: analysis.WarnNotSteady, Segment: a.Segments[0].Segment, Step: 0, Message: "The only warning."}

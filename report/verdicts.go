@@ -11,11 +11,12 @@ import (
 
 // Capacity methods (analysis.Capacity.Method).
 const (
-	methodMeasured       = "measured"
-	methodModel          = "model"
-	methodAtLeast        = "at_least"
-	methodBelowFirstStep = "below_first_step"
-	methodNoData         = "no_data"
+	methodMeasured       = analysis.MethodMeasured
+	methodInterpolated   = analysis.MethodInterpolated
+	methodModel          = analysis.MethodModel
+	methodAtLeast        = analysis.MethodAtLeast
+	methodBelowFirstStep = analysis.MethodBelowFirstStep
+	methodNoData         = analysis.MethodNoData
 )
 
 // slotsNotIdentified is shown instead of a slot count the analysis could not identify.
@@ -38,7 +39,9 @@ func shown(s analysis.Summary) analysis.Summary {
 func methodText(m analysis.CapacityMethod) string {
 	switch m {
 	case methodMeasured:
-		return "measured (interpolated between steps)"
+		return "measured (the largest load that met the SLA)"
+	case methodInterpolated:
+		return "interpolated by the queueing model between measured steps"
 	case methodModel:
 		return "projected by the queueing model"
 	case methodAtLeast:
@@ -51,27 +54,48 @@ func methodText(m analysis.CapacityMethod) string {
 	return string(m)
 }
 
-// bandText is a capacity's 95% confidence band: "lo – hi", "≥ lo" when open-ended
-// without an upper bound (at_least), "lo – > hi" when open-ended past the model's cap.
-func bandText(c analysis.Capacity) string {
-	switch {
-	case c.OpenEnded && c.CIHigh <= 0:
-		return "≥ " + auto(c.CILow)
-	case c.OpenEnded:
-		return fmt.Sprintf("%s – > %s", auto(c.CILow), auto(c.CIHigh))
-	case c.CILow <= 0 && c.CIHigh <= 0:
-		return "–"
+// rangeKindText says what a capacity's range is, for a label.
+func rangeKindText(c analysis.Capacity) string {
+	switch c.RangeKind {
+	case analysis.RangeBracket:
+		return "between measured loads"
+	case analysis.RangePrediction:
+		return "queueing model's prediction interval"
+	case analysis.RangeOpen:
+		return "open: no limit reached"
 	}
-	return fmt.Sprintf("%s – %s", auto(c.CILow), auto(c.CIHigh))
+	return "–"
 }
 
-// ciHighCell is a capacity's upper band bound for a workbook cell: empty (nil) when
+// noiseText is a capacity's resampling noise, the bootstrap's 95% band ("–" when none).
+func noiseText(c analysis.Capacity) string {
+	if !(c.NoiseHigh > 0) || !finite(c.NoiseLow) {
+		return "–"
+	}
+	return fmt.Sprintf("%s – %s", auto(c.NoiseLow), auto(c.NoiseHigh))
+}
+
+// rangeText is the range a capacity lies in: "lo – hi", "≥ lo" when open-ended
+// without an upper bound (at_least), "lo – > hi" when open-ended past the model's cap.
+func rangeText(c analysis.Capacity) string {
+	switch {
+	case c.OpenEnded && c.RangeHigh <= 0:
+		return "≥ " + auto(c.RangeLow)
+	case c.OpenEnded:
+		return fmt.Sprintf("%s – > %s", auto(c.RangeLow), auto(c.RangeHigh))
+	case c.RangeLow <= 0 && c.RangeHigh <= 0:
+		return "–"
+	}
+	return fmt.Sprintf("%s – %s", auto(c.RangeLow), auto(c.RangeHigh))
+}
+
+// ciHighCell is a capacity's upper range bound for a workbook cell: empty (nil) when
 // there is no upper bound.
 func ciHighCell(c analysis.Capacity) any {
-	if c.CIHigh <= 0 {
+	if c.RangeHigh <= 0 {
 		return nil
 	}
-	return nanNil(c.CIHigh)
+	return nanNil(c.RangeHigh)
 }
 
 // slotsText is a fit's slot count with its 95% interval, or slotsNotIdentified.

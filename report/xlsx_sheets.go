@@ -161,13 +161,13 @@ func highlightViolations(f *excelize.File, a *analysis.Analysis, n int) error {
 // writeSegmentsSheet writes each segment's weight, capacity and bottleneck.
 func writeSegmentsSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
 	cols := []sheetColumn{{"segment", 0, 16}, {"mix share", st.pct0, 10}, {"capacity (" + loadName(a) + ")", st.num1, 14},
-		{"CI low", st.num1, 10}, {"CI high", st.num1, 10}, {"method", 0, 16}, {"bottleneck", 0, 11}, {"binding constraint", 0, 22},
+		{"range low", st.num1, 10}, {"range high", st.num1, 10}, {"method", 0, 16}, {"bottleneck", 0, 11}, {"binding constraint", 0, 22},
 		{"throughput at capacity (req/s)", st.rps, 16}, {"output tokens/s at capacity", st.tokps, 16}, {"users per replica", st.int0, 12},
 		{"think time (s)", st.num1, 10}, {"evidence", 0, 40}, {"advice", 0, 60}}
 	var rows [][]any
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
-		rows = append(rows, []any{seg.Segment, nanNil(shareOf(a, seg.Segment)), nanNil(capacityLoad(a, c)), nanNil(c.CILow), ciHighCell(c), methodText(c.Method),
+		rows = append(rows, []any{seg.Segment, nanNil(shareOf(a, seg.Segment)), nanNil(capacityLoad(a, c)), nanNil(c.RangeLow), ciHighCell(c), methodText(c.Method),
 			string(c.Bottleneck), c.LimitingConstraint, nanNil(c.ThroughputAtCapacity), nanNil(c.OutputTokensPerSAtCapacity),
 			capacityUsers(c), nanNil(c.ThinkTimeS), c.BottleneckEvidence, c.Advice})
 	}

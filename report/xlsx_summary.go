@@ -254,9 +254,10 @@ func xlsxKeyNumbers(a *analysis.Analysis, st styles) []keyNumber {
 	src := orDash(a.OverallSource)
 	return []keyNumber{
 		{"Capacity per replica", nanNil(capacityLoad(a, c)), loadName(a), st.num1},
-		{"95% confidence band, low (resampled requests)", nanNil(c.CILow), loadName(a), st.num1},
-		{"95% confidence band, high (resampled requests)", ciHighCell(c), loadName(a), st.num1},
-		{"95% confidence band (resampled requests)", bandText(c), loadName(a), 0},
+		{"Range, low", nanNil(c.RangeLow), loadName(a), st.num1},
+		{"Range, high", ciHighCell(c), loadName(a), st.num1},
+		{"Range (" + rangeKindText(c) + ")", rangeText(c), loadName(a), 0},
+		{"Resampling noise (bootstrap, 95%)", noiseText(c), loadName(a), 0},
 		{"Method", methodText(c.Method), "", 0},
 		{"Binding constraint", orDash(c.LimitingConstraint), "", 0},
 		{"Bottleneck", orDash(c.Bottleneck), "", 0},

@@ -121,3 +121,18 @@ func Bounds(spec plan.SLA) []Bound {
 	}
 	return append(out, Bound{Metric: ErrorRate, Threshold: MaxErrorRate(spec)})
 }
+
+// Quantile is the statistic's quantile in [0, 1] (p95 → 0.95); false for the mean.
+func (s Statistic) Quantile() (float64, bool) {
+	switch s {
+	case P50:
+		return 0.50, true
+	case P90:
+		return 0.90, true
+	case P95:
+		return 0.95, true
+	case P99:
+		return 0.99, true
+	}
+	return 0, false
+}

@@ -1,0 +1,120 @@
+package capsearch
+
+import (
+	"testing"
+
+	"github.com/llmcap/llmcap/plan"
+)
+
+func cfg(over string) plan.Search {
+	s := plan.Search{Over: over, Tolerance: 0.01}
+	(&s).Start, s.Max, s.MaxSteps, s.Growth = 1, 4096, 12, 4
+	return s
+}
+
+// run drives Next against a server that passes every load ≤ k, with a guide that
+// predicts guess(trials) (nil: no model), and returns the trials and the final decision.
+func run(t *testing.T, c plan.Search, k float64, guess func([]Trial) (float64, bool)) ([]Trial, Decision) {
+	t.Helper()
+	var trials []Trial
+	for range 50 {
+		g := Guide{}
+		if guess != nil {
+			g.Capacity, g.OK = guess(trials)
+		}
+		d := Next(c, trials, g)
+		if d.Stop != StopNone {
+			return trials, d
+		}
+		tr := Trial{Load: d.Load, Pass: d.Load <= k, Guided: d.Guided}
+		if d.Guided {
+			tr.Predicted = g.Capacity
+		}
+		trials = append(trials, tr)
+	}
+	t.Fatalf("search did not stop: %+v", trials)
+	return nil, Decision{}
+}
+
+func TestSearchWithoutModelBracketsByGrowthThenBisection(t *testing.T) {
+	c := cfg(plan.SearchConcurrency)
+	c.MaxSteps, c.Tolerance = 40, 0
+	for _, k := range []float64{1, 2, 7, 37, 100, 1000} {
+		trials, d := run(t, c, k, nil)
+		if d.Pass != k || d.Fail != k+1 || d.Stop != StopAdjacent {
+			t.Errorf("K=%g: bracket [%g, %g) stop %s after %d steps, want [%g, %g) adjacent", k, d.Pass, d.Fail, d.Stop, len(trials), k, k+1)
+		}
+	}
+}
+
+func TestSearchGuidedByAnExactModelNeedsFewSteps(t *testing.T) {
+	for _, k := range []float64{3, 7, 37, 100, 1000} {
+		exact := func(tr []Trial) (float64, bool) { return k + 0.4, len(tr) >= 2 }
+		trials, d := run(t, cfg(plan.SearchConcurrency), k, exact)
+		if d.Pass != k || d.Fail != k+1 {
+			t.Fatalf("K=%g: bracket [%g, %g)", k, d.Pass, d.Fail)
+		}
+		blind := cfg(plan.SearchConcurrency)
+		blind.MaxSteps = 40
+		blindTrials, _ := run(t, blind, k, nil)
+		if len(trials) > 6 || len(trials) > len(blindTrials) {
+			t.Errorf("K=%g: %d guided steps (%v), %d blind", k, len(trials), trials, len(blindTrials))
+		}
+	}
+}
+
+func TestSearchSurvivesAWrongModel(t *testing.T) {
+	// A model that is always 3× too optimistic must not stop the search from
+	// converging: after two mispredictions it bisects.
+	k := 50.0
+	wrong := func(tr []Trial) (float64, bool) { return 3 * k, len(tr) >= 1 }
+	_, d := run(t, cfg(plan.SearchConcurrency), k, wrong)
+	if d.Pass != k || d.Fail != k+1 {
+		t.Errorf("bracket [%g, %g), want [50, 51)", d.Pass, d.Fail)
+	}
+}
+
+func TestSearchStopsAtMaxAndBelowMin(t *testing.T) {
+	c := cfg(plan.SearchConcurrency)
+	c.Max = 64
+	_, d := run(t, c, 1e6, nil)
+	if d.Stop != StopMaxLoad || d.Pass != 64 {
+		t.Errorf("all passing: stop %s pass %g, want max_load at 64", d.Stop, d.Pass)
+	}
+	c = cfg(plan.SearchConcurrency)
+	c.Start = 16
+	trials, d := run(t, c, 0, nil)
+	if d.Stop != StopBelowStart || trials[len(trials)-1].Load != 1 {
+		t.Errorf("all failing: stop %s after %v, want below_min after measuring 1", d.Stop, trials)
+	}
+}
+
+func TestSearchRateStopsWithinTolerance(t *testing.T) {
+	c := cfg(plan.SearchRate)
+	c.Tolerance = 0.05
+	c.Max = 1000
+	_, d := run(t, c, 13.7, nil)
+	if d.Stop != StopTolerance || d.Pass > 13.7 || d.Fail <= 13.7 || (d.Fail-d.Pass)/d.Fail > 0.05 {
+		t.Errorf("rate bracket [%g, %g) stop %s", d.Pass, d.Fail, d.Stop)
+	}
+}
+
+func TestSearchStopsAtMaxSteps(t *testing.T) {
+	c := cfg(plan.SearchConcurrency)
+	c.MaxSteps = 3
+	trials, d := run(t, c, 1000, nil)
+	if d.Stop != StopMaxSteps || len(trials) != 3 {
+		t.Errorf("stop %s after %d steps, want max_steps after 3", d.Stop, len(trials))
+	}
+}
+
+func TestUnreliableTrialsAreNoEvidence(t *testing.T) {
+	c := cfg(plan.SearchConcurrency)
+	tr := []Trial{{Load: 1, Pass: true}, {Load: 4, Unreliable: true}}
+	if p, f := Bracket(tr); p != 1 || f != 0 {
+		t.Errorf("bracket [%g, %g), want [1, none)", p, f)
+	}
+	if d := Next(c, tr, Guide{}); d.Load != 4 || d.Stop != StopNone {
+		t.Errorf("next after an unreliable step at 4: %g (stop %q), want 4 again", d.Load, d.Stop)
+	}
+}
