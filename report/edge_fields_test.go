@@ -62,7 +62,7 @@ func TestEdgeFieldsFormatting(t *testing.T) {
 			t.Errorf("rangeText(%+v) = %q, want %q", tc.c, got, tc.want)
 		}
 	}
-	for m, want := range map[analysis.CapacityMethod]string{methodMeasured: "measured (interpolated between steps)", methodModel: "projected by the queueing model",
+	for m, want := range map[analysis.CapacityMethod]string{methodMeasured: "measured (the largest load that met the SLA)", methodInterpolated: "interpolated by the queueing model between measured steps", methodModel: "projected by the queueing model",
 		methodAtLeast: "at least (no limit reached within the ladder)", methodBelowFirstStep: "SLA missed at the lowest load", methodNoData: "no data"} {
 		if got := methodText(m); got != want {
 			t.Errorf("methodText(%s) = %q", m, got)
