@@ -144,8 +144,8 @@ func bracketRange(r *capResult, steps []StepStats, integer bool) {
 // the failing one), the capacity is the model's between them, method interpolated,
 // its range the prediction interval clipped to the bracket.
 func interpolate(r *capResult, steps []StepStats, sf segFit, integer bool, tol float64) {
-	if r.method != MethodMeasured || !sf.ok || r.pass < 0 || r.fail < 0 {
-		return
+	if r.method != MethodMeasured || !sf.ok || len(sf.pts) < minFitSteps || r.pass < 0 || r.fail < 0 {
+		return // no identified model to fill the bracket with
 	}
 	a, b := steps[r.pass].Load, steps[r.fail].Load
 	if narrowBracket(a, b, integer, tol) || sf.eval.violatesScaled(a, 0) || !sf.eval.violatesScaled(b, 0) {

@@ -156,8 +156,14 @@ func bottleneckOf(r capResult, steps []StepStats, sf segFit) (Regime, string) {
 	metric := r.bound.Metric
 	if sf.ok {
 		m := sf.eval.m
-		st := m.state(r.value, m.lout)
-		queued := st.wait > m.baseAt(st.b) || (!m.open && r.value > saturationMargin*m.c)
+		// What breaks the SLA is the model's state at the first failing load (just past
+		// the capacity a closed loop's mean wait is small, but its requests queue).
+		x := r.value
+		if r.fail >= 0 {
+			x = math.Max(x, steps[r.fail].Load)
+		}
+		st := m.state(x, m.lout)
+		queued := st.wait > m.baseAt(st.b) || (!m.open && x > m.c)
 		switch {
 		case !st.ok || (queued && metric != sla.ITL):
 			return RegimeQueue, fmt.Sprintf("model: %.0f ms waiting for one of %.1f slots at the capacity point", st.wait, m.c)

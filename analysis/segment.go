@@ -15,7 +15,8 @@ type segFit struct {
 }
 
 // fitSteps fits the queueing model to a segment's steps (sorted by load). Steps that
-// did not reach steady state are left out when at least two steady steps remain.
+// did not reach steady state are left out when enough steady steps remain to identify
+// the model (minFitSteps), or when no more steps would remain with them.
 func fitSteps(steps []StepStats, cons []plan.Constraint, start *qmodel) segFit {
 	var all, steady []point
 	rate := false
@@ -31,7 +32,7 @@ func fitSteps(steps []StepStats, cons []plan.Constraint, start *qmodel) segFit {
 		}
 	}
 	pts := all
-	if len(steady) >= 2 {
+	if len(steady) >= minFitSteps || (len(steady) >= 2 && len(all) < minFitSteps) {
 		pts = steady
 	}
 	if len(pts) < 2 {

@@ -5,8 +5,8 @@
 // them and fits the model (analysis.Probe), so the search and the answer use one judge.
 //
 // The policy: without a failing load the search grows geometrically (plan.Search.Growth)
-// from Start, or jumps to the model's predicted capacity when the model predicts one
-// above the last passing load (at most Growth² ahead); once a load fails it measures
+// from Start, or goes to the model's predicted capacity when the model predicts one
+// between the last passing load and the next geometric one; once a load fails it measures
 // next where the model predicts the SLA breaks, clamped inside the bracket between the
 // last passing and the first failing loads, and falls back to bisection when the model
 // is not identified or has mispredicted twice. It stops when the bracket is adjacent
@@ -34,6 +34,20 @@ type Trial struct {
 	// Predicted is the model's predicted capacity when this step was chosen (0: none).
 	Predicted float64 `json:"predicted,omitempty"`
 }
+
+// Probe is the analysis's view of one segment's steps so far (analysis.Probe).
+type Probe struct {
+	// Verdicts are the SLA judge's verdicts by step index (RunMeta.Steps), with the
+	// step's load; Unreliable marks a step where the simulator ran late (no evidence).
+	Verdicts map[int]Trial
+	// Guide is the fitted queueing model's largest load within the SLA, when the model
+	// is identified.
+	Guide Guide
+}
+
+// Prober returns the Probe of segment in run directory dir, the model's capacity
+// sought in [lo, hi].
+type Prober func(dir, segment string, lo, hi float64) (Probe, error)
 
 // Guide is the queueing model's prediction from the trials so far.
 type Guide struct {
@@ -172,15 +186,20 @@ func bracketNarrow(cfg plan.Search, pass, fail float64) StopReason {
 	return StopNone
 }
 
-// grow is the next load before any failure: the model's predicted capacity when it
-// lies ahead (within Growth² of pass), else pass × Growth; at most Max.
+// grow is the next load before any failure: pass × Growth, or the model's predicted
+// capacity when it lies between pass and that; at most Max.
 func grow(cfg plan.Search, pass float64, g Guide) (float64, bool) {
 	next, guided := pass*cfg.Growth, false
-	if g.OK && g.Capacity > pass*1.05 {
-		next, guided = math.Min(g.Capacity, pass*cfg.Growth*cfg.Growth), true
-		if cfg.Integer() && math.Floor(next) <= pass {
-			next = pass + 1
+	switch {
+	case !g.OK || g.Capacity < pass || g.Capacity >= next:
+	case cfg.Integer() && math.Floor(g.Capacity+1e-9) <= pass, !cfg.Integer() && g.Capacity <= pass*(1+cfg.Tolerance):
+		// The model puts the capacity at pass: measure just above it to confirm.
+		next, guided = pass+1, true
+		if !cfg.Integer() {
+			next = pass * (1 + math.Max(cfg.Tolerance, 0.01))
 		}
+	default:
+		next, guided = g.Capacity, true
 	}
 	return round(cfg, math.Min(next, cfg.Max)), guided
 }

@@ -57,7 +57,7 @@ func TestSearchGuidedByAnExactModelNeedsFewSteps(t *testing.T) {
 		blind := cfg(plan.SearchConcurrency)
 		blind.MaxSteps = 40
 		blindTrials, _ := run(t, blind, k, nil)
-		if len(trials) > 6 || len(trials) > len(blindTrials) {
+		if len(trials) > 7 || len(trials) >= len(blindTrials) {
 			t.Errorf("K=%g: %d guided steps (%v), %d blind", k, len(trials), trials, len(blindTrials))
 		}
 	}

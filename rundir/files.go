@@ -35,6 +35,37 @@ type RunMeta struct {
 	Warnings []Warning `json:"warnings,omitempty"`
 	// Error is why the run failed (State "failed"), e.g. a preflight failure.
 	Error string `json:"error,omitempty"`
+	// Searches are the capacity searches of a ladder.search plan, one per segment (and
+	// the mix), in run order; Steps then holds the steps the searches chose.
+	Searches []SearchLog `json:"searches,omitempty"`
+}
+
+// SearchLog is one segment's capacity search (plan.Search): the steps it chose, in
+// order, and, once it ended, why (a capsearch.StopReason) and its final bracket.
+type SearchLog struct {
+	Segment string       `json:"segment"`
+	Over    string       `json:"over"`
+	Steps   []SearchStep `json:"steps"`
+	// Stop is why the search ended ("" while it runs): adjacent, tolerance,
+	// max_steps, max_load, below_min or no_progress.
+	Stop string `json:"stop,omitempty"`
+	// PassLoad is the largest passing load below FailLoad, the smallest failing one
+	// (0: none).
+	PassLoad float64 `json:"pass_load,omitempty"`
+	FailLoad float64 `json:"fail_load,omitempty"`
+}
+
+// SearchStep is one step a search chose: its index in RunMeta.Steps, its load, whether
+// the queueing model chose it (and the capacity it predicted then) and, once measured,
+// the SLA judge's verdict (Unreliable: the simulator ran late, no evidence).
+type SearchStep struct {
+	Index         int     `json:"index"`
+	Load          float64 `json:"load"`
+	Guided        bool    `json:"guided,omitempty"`
+	PredictedLoad float64 `json:"predicted_load,omitempty"`
+	Judged        bool    `json:"judged,omitempty"`
+	Pass          bool    `json:"pass,omitempty"`
+	Unreliable    bool    `json:"unreliable,omitempty"`
 }
 
 // Run states in RunMeta.State.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmcap/llmcap/capsearch"
 	"github.com/llmcap/llmcap/launch"
 	"github.com/llmcap/llmcap/rundir"
 
@@ -48,6 +49,9 @@ type Options struct {
 	// Launcher, when set, starts the target server instead of the plain plan.Target.Launch
 	// runner (profiles' nsys launch mode).
 	Launcher Launcher
+	// Probe judges and models a segment's steps so far for a ladder.search plan
+	// (analysis.Probe; the sweep does not import the analysis). Required for such plans.
+	Probe capsearch.Prober
 }
 
 // StepHook is called around a step's measurement window.
@@ -100,6 +104,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) error {
 	if opts.OutDir == "" {
 		return errors.New("sweep: no run directory (Options.OutDir)")
 	}
+
 	rn := &runner{opts: opts, dir: opts.OutDir, log: opts.Logger, started: time.Now()}
 	if rn.log == nil {
 		rn.log = slog.Default()
@@ -150,6 +155,9 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 		host, _ := os.Hostname()
 		rn.meta = &rundir.RunMeta{RunID: rn.runID, ToolVersion: rn.opts.Version, Host: host,
 			StartedAt: time.Now().UTC(), Plan: *p.Redacted(), Steps: p.Steps()}
+		if p.Ladder.Search != nil {
+			rn.meta.Steps = []plan.Step{} // the searches choose them (runSearches)
+		}
 	}
 	rn.plan = p
 	rn.meta.State = rundir.StateRunning
@@ -161,7 +169,7 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 		}
 		rn.segs = append(rn.segs, g)
 	}
-	if err := ensureFDs(fdsNeeded(rn.meta.Steps, p.Ladder, p.Target.IsSimulator())); err != nil {
+	if err := ensureFDs(fdsNeeded(stepsBound(p, rn.meta.Steps), p.Ladder, p.Target.IsSimulator())); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	var err error
@@ -199,6 +207,9 @@ func newRunID(name string) string {
 
 // drive starts the target, scraping and the display, and runs the unfinished steps.
 func (rn *runner) drive(ctx context.Context, done map[int]rundir.StepSummary) error {
+	if rn.plan.Ladder.Search != nil && rn.opts.Probe == nil {
+		return errors.New("sweep: a ladder.search plan needs Options.Probe (analysis.Probe) to judge its steps")
+	}
 	stop, err := rn.startTarget(ctx)
 	if err != nil {
 		return err
@@ -232,9 +243,32 @@ func (rn *runner) drive(ctx context.Context, done map[int]rundir.StepSummary) er
 		RequestTimeout: rn.plan.Target.RequestTimeout, SaveICL: rn.opts.SaveICL})
 	rn.scrape = startScraper(rn.metricsURLs(), rn.plan.Target.MetricsInterval, rn.out, rn.log)
 	defer rn.scrape.stop()
+	if rn.plan.Ladder.Search != nil {
+		n, _ := rn.plan.SearchEstimate()
+		rn.progress = newProgress(rn.opts.Progress, n)
+		defer rn.progress.close()
+		return rn.runSearches(ctx, done)
+	}
 	rn.progress = newProgress(rn.opts.Progress, len(rn.meta.Steps))
 	defer rn.progress.close()
 	return rn.runSteps(ctx, done)
+}
+
+// stepsBound is steps, or for a search plan a step at the search's largest load per
+// opener (what the file-descriptor limit must allow).
+func stepsBound(p *plan.Plan, steps []plan.Step) []plan.Step {
+	if p.Ladder.Search == nil {
+		return steps
+	}
+	var out []plan.Step
+	for _, o := range p.Steps() {
+		if o.Schedule == plan.ScheduleTrace {
+			out = append(out, o)
+			continue
+		}
+		out = append(out, p.StepAt(o.Index, o.Segment, p.Ladder.Search.Max))
+	}
+	return out
 }
 
 // startTarget starts the simulator, a Launcher or target.launch; it sets rn.baseURL.

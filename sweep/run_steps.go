@@ -87,7 +87,7 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 		return sum, runErr
 	}
 	es := rn.plan.Ladder.EarlyStop
-	if es.Enabled {
+	if es.Enabled && rn.plan.Ladder.Search == nil { // a search stops by itself
 		factor := es.Factor
 		if factor <= 0 {
 			factor = 1

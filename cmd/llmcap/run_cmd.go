@@ -215,7 +215,7 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 		}
 		defer stopProf()
 	}
-	opts := sweep.Options{OutDir: dir, Resume: resume, ForceResume: sf.forceResume, Progress: cmd.ErrOrStderr(),
+	opts := sweep.Options{OutDir: dir, Resume: resume, ForceResume: sf.forceResume, Progress: cmd.ErrOrStderr(), Probe: analysis.Probe,
 		SaveICL: sf.saveICL, Version: versionString(), Logger: g.log}
 	g.attachCapture(p, &opts)
 	verb := "sweep starting"

@@ -1,0 +1,45 @@
+package analysis
+
+import (
+	"fmt"
+
+	"github.com/llmcap/llmcap/capsearch"
+	"github.com/llmcap/llmcap/sla"
+)
+
+// Probe judges and fits the steps of segment (or plan.MixSegment) recorded so far in
+// the run directory dir, as Analyze does but without the bootstrap, and predicts the
+// capacity between lo and hi (concurrency or users: whole loads). It is the capacity
+// search's view of the run (the sweep calls it after every step, through sweep.Options.Probe), so the search and the
+// final answer use one SLA judge and one model; it is a capsearch.Prober. Errors are
+// those of reading dir.
+func Probe(dir, segment string, lo, hi float64) (capsearch.Probe, error) {
+	out := capsearch.Probe{Verdicts: map[int]capsearch.Trial{}}
+	in, err := readRun(dir)
+	if err != nil {
+		return out, fmt.Errorf("probe %s: %w", dir, err)
+	}
+	p := &in.meta.Plan
+	inputs := stepInputsFor(in, segment)
+	if len(inputs) == 0 {
+		return out, nil
+	}
+	cons := constraintsOf(p.SLA)
+	ev, ok := evaluateSegment(inputs, in.records, cons, p, serverStats(in.server, in.steps))
+	for i := range ev.all {
+		s := &ev.all[i]
+		out.Verdicts[s.Step] = capsearch.Trial{Load: s.Load, Pass: sla.Judge(p.SLA, stepSample(s)).Pass,
+			Unreliable: s.SimulatorLate}
+	}
+	if !ok || !ev.sf.ok || ev.fit == nil || ev.fit.Underdetermined {
+		return out, nil // no model identified: the search grows or bisects blind
+	}
+	integer := integerLoads(ev.steps)
+	if s := p.Ladder.Search; s != nil {
+		integer = s.Integer()
+	}
+	if v, _, _, ok := ev.sf.eval.predictedCapacity(lo, hi, integer); ok {
+		out.Guide = capsearch.Guide{OK: true, Capacity: v}
+	}
+	return out, nil
+}

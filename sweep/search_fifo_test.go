@@ -1,0 +1,108 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/capsearch"
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/sweep/ssetest"
+)
+
+// fifoCase is a FIFO queue server (K slots, prefill A ms, ITL B ms, T tokens) whose
+// capacity under TTFT pNN ≤ A + S/2 is exactly K: up to K clients never wait, and just
+// past K a closed loop's requests wait a whole service time S = A + (T − 1)·B in
+// synchronised rounds, a share 1/K of them, so the percentile jumps to about A + S
+// when 1/K exceeds its tail (p95: K < 20; p99: K < 100).
+type fifoCase struct {
+	k      int
+	a, b   float64
+	tokens int
+	stat   string
+}
+
+func (c fifoCase) serviceMs() float64 { return c.a + float64(c.tokens-1)*c.b }
+
+// searchPlan is a ladder.search plan over concurrency against url for c.
+func searchPlan(url string, c fifoCase) *plan.Plan {
+	p := rtPlan(url)
+	p.Name = fmt.Sprintf("fifo-k%d", c.k)
+	p.Target.Model = "fifo"
+	p.Segments[0].OutputTokens = plan.Dist{Kind: plan.DistFixed, Value: float64(c.tokens)}
+	p.Ladder = plan.Ladder{Warmup: plan.Warmup{Duration: 400 * time.Millisecond}, Duration: 2 * time.Second,
+		Grace:  3 * time.Second,
+		Search: &plan.Search{Over: plan.SearchConcurrency, Start: 1, Max: 512, Tolerance: 0.01, MaxSteps: 8, Growth: 4}}
+	p.SLA = plan.SLA{TTFTMs: map[string]float64{c.stat: c.a + c.serviceMs()/2}, MaxErrorRate: 0.01}
+	return p
+}
+
+// doublingSteps is how many steps doubling from 1 then bisecting needs to bracket K to
+// adjacent loads, given the same verdicts (pass iff load ≤ K): the baseline search.
+func doublingSteps(k int, maxSteps int) int {
+	cfg := plan.Search{Over: plan.SearchConcurrency, Start: 1, Max: 512, Tolerance: 0.01, MaxSteps: maxSteps, Growth: 2}
+	var trials []capsearch.Trial
+	for {
+		d := capsearch.Next(cfg, trials, capsearch.Guide{})
+		if d.Stop != capsearch.StopNone {
+			return len(trials)
+		}
+		trials = append(trials, capsearch.Trial{Load: d.Load, Pass: d.Load <= float64(k)})
+	}
+}
+
+// TestSearchFindsTheSlotsOfFIFOServers is the capacity search's acceptance test: on
+// four FIFO servers no other test uses, the search over concurrency reports K exactly
+// (the largest passing load, measured), queue-bound, in at most 8 steps, with a range
+// that holds K.
+func TestSearchFindsTheSlotsOfFIFOServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives four real searches (about 30 s each)")
+	}
+	for _, c := range []fifoCase{{3, 80, 4, 12, "p95"}, {7, 60, 3, 20, "p95"}, {13, 90, 2, 16, "p95"}, {41, 50, 1.5, 24, "p99"}} {
+		t.Run(fmt.Sprintf("K%d", c.k), func(t *testing.T) {
+			t.Parallel()
+			srv, err := ssetest.NewFIFO(ssetest.FIFOConfig{Slots: c.k, PrefillMs: c.a, ITLMs: c.b, Tokens: c.tokens})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			dir := t.TempDir()
+			if err := Run(context.Background(), searchPlan(srv.URL, c), Options{OutDir: dir, Probe: analysis.Probe}); err != nil {
+				t.Fatal(err)
+			}
+			meta, err := rundir.ReadMeta(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := analysis.Analyze(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lg := meta.Searches[0]
+			var path []string
+			for _, s := range lg.Steps {
+				path = append(path, fmt.Sprintf("%g%s", s.Load, map[bool]string{true: "✓", false: "✗"}[s.Pass]))
+			}
+			cp := a.Segments[0].Capacity
+			t.Logf("K=%d S=%.0f ms: %d steps %v, stop %s; capacity %g (%s) range %g–%g, %s; doubling+bisection: %d steps",
+				c.k, c.serviceMs(), len(lg.Steps), path, lg.Stop, cp.MaxConcurrencyWithinSLA, cp.Method, cp.RangeLow,
+				cp.RangeHigh, cp.Bottleneck, doublingSteps(c.k, 40))
+			if cp.MaxConcurrencyWithinSLA != float64(c.k) || cp.Method != analysis.MethodMeasured {
+				t.Errorf("capacity %g (%s), want %d measured", cp.MaxConcurrencyWithinSLA, cp.Method, c.k)
+			}
+			if len(lg.Steps) > 8 || lg.Stop != string(capsearch.StopAdjacent) {
+				t.Errorf("%d steps, stop %q: want at most 8, adjacent", len(lg.Steps), lg.Stop)
+			}
+			if cp.RangeLow > float64(c.k) || cp.RangeHigh < float64(c.k) {
+				t.Errorf("range %g–%g excludes %d", cp.RangeLow, cp.RangeHigh, c.k)
+			}
+			if cp.Bottleneck != analysis.RegimeQueue {
+				t.Errorf("bottleneck %s (%s), want queue", cp.Bottleneck, cp.BottleneckEvidence)
+			}
+		})
+	}
+}
