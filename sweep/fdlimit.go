@@ -71,7 +71,7 @@ func OpenFilesLimit() (soft, hard uint64, ok bool) {
 // Where the limit is unknown it passes. The CLI calls it before creating a run
 // directory.
 func CheckOpenFiles(p *plan.Plan) error {
-	need := fdsNeeded(p.Steps(), p.Ladder, p.Target.IsSimulator())
+	need := fdsNeeded(stepsBound(p, p.Steps()), p.Ladder, p.Target.IsSimulator())
 	soft, hard, ok := OpenFilesLimit()
 	if !ok || hard >= uint64(need) {
 		return nil

@@ -76,7 +76,7 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 			rn.meta.Warnings = appendNew(rn.meta.Warnings, n)
 		}
 	}
-	rn.progress.beginStep(fmt.Sprintf("%s step %d/%d %s=%g", st.Segment, st.Index+1, len(rn.meta.Steps), st.Schedule, st.Load()))
+	rn.progress.beginStep(fmt.Sprintf("%s step %s %s=%g", st.Segment, rn.stepOf(st), st.Schedule, st.Load()))
 	rn.log.Debug("step start", "step", st.Index, "segment", st.Segment, "schedule", st.Schedule, "load", st.Load())
 	s := newStepRun(rn, st, wl, trace)
 	sum, results, runErr := s.run(ctx)
@@ -126,7 +126,16 @@ func (rn *runner) logStepDone(st plan.Step, results []stepResult) {
 	}
 	args = append(args, "ttft_p50_ms", msText(c.TTFT, sla.P50), "ttft_p95_ms", msText(c.TTFT, sla.P95),
 		"elapsed", time.Since(rn.started).Round(time.Second), "eta", left.Round(time.Second))
-	rn.log.Info(fmt.Sprintf("step %d/%d done", st.Index+1, len(rn.meta.Steps)), args...)
+	rn.log.Info(fmt.Sprintf("step %s done", rn.stepOf(st)), args...)
+}
+
+// stepOf numbers a step for the console: "3/16", or "3 (capacity search)" when a
+// search chooses the steps as it goes.
+func (rn *runner) stepOf(st plan.Step) string {
+	if rn.plan.Ladder.Search != nil {
+		return fmt.Sprintf("%d (capacity search)", st.Index+1)
+	}
+	return fmt.Sprintf("%d/%d", st.Index+1, len(rn.meta.Steps))
 }
 
 // msText renders statistic stat of a latency summary in ms for the log: "–" when the

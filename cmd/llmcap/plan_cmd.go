@@ -42,6 +42,9 @@ func newPlanCmd(g *globals) *cobra.Command {
 			}
 			steps := p.Steps()
 			total := plan.TotalEstimate(steps)
+			if p.Ladder.Search != nil {
+				_, total = p.SearchEstimate()
+			}
 			if asJSON {
 				return printJSON(cmd, planOutput{Plan: p.Redacted(), Steps: steps, Constraints: p.Constraints(),
 					EstimatedNs: total, Estimated: total.Round(time.Second).String()})
@@ -60,7 +63,16 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 		s := p.Target.Simulator
 		target = fmt.Sprintf("embedded simulator (%s on %s×%d, max_num_seqs %d)", s.Model, s.GPU, s.TensorParallel, s.MaxNumSeqs)
 	}
-	fmt.Fprintf(w, "plan %q: %s against %s, model %s\n", p.Name, plural(len(steps), "step"), target, p.Target.Model)
+	what := plural(len(steps), "step")
+	if s := p.Ladder.Search; s != nil {
+		searches := fmt.Sprintf("%d capacity searches", len(steps))
+		if len(steps) == 1 {
+			searches = "1 capacity search"
+		}
+		what = fmt.Sprintf("%s over %s from %g to %g (at most %d steps each, tolerance %g; the first steps below)",
+			searches, s.Over, s.Start, s.Max, s.MaxSteps, s.Tolerance)
+	}
+	fmt.Fprintf(w, "plan %q: %s against %s, model %s\n", p.Name, what, target, p.Target.Model)
 	if cs := p.Constraints(); len(cs) > 0 {
 		var parts []string
 		for _, c := range cs {
@@ -103,6 +115,12 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 	}
 	if knee {
 		fmt.Fprintln(w, "capture knee: a step is captured unless an earlier step of its segment already failed the quick SLA check")
+	}
+	if p.Ladder.Search != nil {
+		n, _ := p.SearchEstimate()
+		_, err := fmt.Fprintf(w, "\nestimated wall time: at most %s (%s if every search used its max_steps; a search usually stops earlier)\n",
+			roundDur(total), plural(n, "step"))
+		return err
 	}
 	_, err := fmt.Fprintf(w, "\nestimated wall time: %s (%s)\n", roundDur(total), plural(len(steps), "step"))
 	return err

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,7 +24,9 @@ import (
 type globals struct {
 	v   *viper.Viper
 	set []string // --set key=value plan overrides
-	log *slog.Logger
+	// concurrency is --concurrency: a ladder ("1,4,16") or "auto" (a capacity search).
+	concurrency string
+	log         *slog.Logger
 	// command is the name of the subcommand being run (run, sweep, plan…).
 	command string
 }
@@ -53,6 +56,7 @@ variable under a plan section that names no plan key (a misspelling) is an error
 	pf.StringP("out", "o", "", "run directory (default runs/<YYYYmmdd-HHMMSS>-<name>)")
 	pf.String("log-level", "info", "log level: debug, info, warn or error")
 	pf.StringArrayVar(&g.set, "set", nil, "override a plan key, e.g. --set ladder.concurrency=[1,2,4]; list items by index, e.g. --set segments[0].weight=2 (repeatable)")
+	pf.StringVar(&g.concurrency, "concurrency", "", "the concurrency ladder, e.g. 1,4,16, or auto: search for the capacity over concurrency (ladder.search)")
 	_ = g.v.BindPFlags(pf) // cannot fail: the flags exist
 	g.v.SetEnvPrefix(plan.EnvPrefix)
 	g.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
@@ -89,7 +93,36 @@ func (g *globals) overrides() (map[string]any, error) {
 		}
 		out[strings.ToLower(strings.TrimSpace(k))] = parsed
 	}
+	if err := concurrencyOverrides(g.concurrency, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// concurrencyOverrides adds the plan overrides of --concurrency to out: "auto" replaces
+// the ladder's levels with a capacity search over concurrency (ladder.search, its
+// other fields from the plan or the defaults); a list "1,4,16" replaces them with
+// those levels and no search. "" adds nothing.
+func concurrencyOverrides(flag string, out map[string]any) error {
+	flag = strings.TrimSpace(flag)
+	switch flag {
+	case "":
+		return nil
+	case "auto":
+		out["ladder.concurrency"], out["ladder.rate"] = []any{}, []any{}
+		out["ladder.search.over"] = plan.SearchConcurrency
+		return nil
+	}
+	var levels []any
+	for _, f := range strings.Split(flag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("--concurrency %q: want auto or a list of whole numbers ≥ 1, e.g. 1,4,16", flag)
+		}
+		levels = append(levels, n)
+	}
+	out["ladder.concurrency"], out["ladder.rate"], out["ladder.search"] = levels, []any{}, nil
+	return nil
 }
 
 // loadPlan loads and validates the plan named by --config, with --set overrides.

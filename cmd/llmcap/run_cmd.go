@@ -222,8 +222,14 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 	if resume {
 		verb = "sweep resuming"
 	}
-	g.log.Info(verb, "plan", p.Name, "steps", len(p.Steps()), "dir", dir,
-		"estimated", roundDur(plan.TotalEstimate(p.Steps())))
+	if p.Ladder.Search != nil {
+		n, d := p.SearchEstimate()
+		g.log.Info(verb, "plan", p.Name, "searches", len(p.Steps()), "over", p.Ladder.Search.Over, "dir", dir,
+			"at_most_steps", n, "at_most", roundDur(d))
+	} else {
+		g.log.Info(verb, "plan", p.Name, "steps", len(p.Steps()), "dir", dir,
+			"estimated", roundDur(plan.TotalEstimate(p.Steps())))
+	}
 	err := sweep.Run(ctx, p, opts)
 	switch {
 	case errors.Is(err, sweep.ErrInterrupted) || (err != nil && ctx.Err() != nil):
