@@ -80,6 +80,7 @@ func analyzeInputs(in *runInputs) *Analysis {
 			continue
 		}
 		sa := analyzeSegment(name, weightOf(p, name), inputs, in.records, a.Constraints, p, server, seed)
+		sa.Search = searchOf(in.meta.Searches, name, sa.Steps)
 		if name == plan.MixSegment {
 			a.Mix = &sa
 		} else {

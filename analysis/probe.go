@@ -38,7 +38,13 @@ func Probe(dir, segment string, lo, hi float64) (capsearch.Probe, error) {
 	if s := p.Ladder.Search; s != nil {
 		integer = s.Integer()
 	}
-	if v, _, _, ok := ev.sf.eval.predictedCapacity(lo, hi, integer); ok {
+	e := ev.sf.eval
+	if !ev.fit.SlotsIdentified {
+		// No step saturated the slots: the fitted slot count is arbitrary, so guide
+		// only by what the model knows without a queue (prefill and decode growth).
+		e.m.c = maxSlots
+	}
+	if v, _, _, ok := e.predictedCapacity(lo, hi, integer); ok && v < hi {
 		out.Guide = capsearch.Guide{OK: true, Capacity: v}
 	}
 	return out, nil

@@ -116,6 +116,29 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 	}
 	fmt.Fprintf(w, "Capacity: %s %s (%s), bound by %s, %s; %.2f req/s steady%s\n",
 		what, band, c.Method, orDash(c.LimitingConstraint), bound, c.ThroughputAtCapacity, users)
+	if s := sa.Search; s != nil {
+		fmt.Fprintf(w, "Search: %d steps over %s (%s); stopped: %s\n", s.Steps, s.Over, searchPathText(s), s.StopText)
+	}
+}
+
+// searchPathText is a search's loads in the order measured, each marked ✓ (met the
+// SLA), ✗ (broke it) or ? (unreliable), "*" after a load the model chose.
+func searchPathText(s *Search) string {
+	parts := make([]string, 0, len(s.Path))
+	for _, p := range s.Path {
+		mark := "✗"
+		switch {
+		case p.Unreliable:
+			mark = "?"
+		case p.Pass:
+			mark = "✓"
+		}
+		if p.Guided {
+			mark += "*"
+		}
+		parts = append(parts, fmtNum(p.Load)+mark)
+	}
+	return strings.Join(parts, " ")
 }
 
 // ms renders a latency statistic of sum with the given decimals, or "–" when the metric

@@ -4,6 +4,7 @@
 package analysis
 
 import (
+	"github.com/llmcap/llmcap/capsearch"
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
 )
@@ -359,6 +360,34 @@ type SegmentAnalysis struct {
 	Fit      *Fit        `json:"fit,omitempty"`
 	Capacity Capacity    `json:"capacity"`
 	WhatIf   []WhatIf    `json:"what_if,omitempty"`
+	// Search is the capacity search that chose the steps (ladder.search), nil for a
+	// fixed ladder.
+	Search *Search `json:"search,omitempty"`
+}
+
+// Search is how a segment's capacity search went: the loads it measured in order,
+// each with the SLA judge's verdict, and why it stopped.
+type Search struct {
+	Over string `json:"over"`
+	// Steps is the number of steps it used; Path the loads in the order measured.
+	Steps int           `json:"steps"`
+	Path  []SearchPoint `json:"path"`
+	// Stop is why it ended (capsearch.StopReason: adjacent, tolerance, max_steps,
+	// max_load, below_min, no_progress; "" when the run ended before it did);
+	// StopText says it in words.
+	Stop     capsearch.StopReason `json:"stop"`
+	StopText string               `json:"stop_text"`
+}
+
+// SearchPoint is one step of a capacity search: its load, whether it met the SLA,
+// and whether the queueing model chose it (Guided, with the capacity it predicted).
+type SearchPoint struct {
+	Step          int     `json:"step"`
+	Load          float64 `json:"load"`
+	Pass          bool    `json:"pass"`
+	Unreliable    bool    `json:"unreliable,omitempty"`
+	Guided        bool    `json:"guided,omitempty"`
+	PredictedLoad float64 `json:"predicted_load,omitempty"`
 }
 
 // KernelSummary is one captured step's profile (profiles/<step>/, see profiles.go):

@@ -131,15 +131,15 @@ func Next(cfg plan.Search, trials []Trial, g Guide) Decision {
 		d.Load = round(cfg, cfg.Start)
 		return d
 	}
-	if len(trials) >= cfg.MaxSteps {
-		d.Stop = StopMaxSteps
-		return d
-	}
 	if fail > 0 && pass > 0 {
 		if r := bracketNarrow(cfg, pass, fail); r != StopNone {
 			d.Stop = r
 			return d
 		}
+	}
+	if len(trials) >= cfg.MaxSteps {
+		d.Stop = StopMaxSteps
+		return d
 	}
 	switch {
 	case fail == 0 && pass == 0: // only unreliable steps so far: measure the start again

@@ -62,7 +62,7 @@ func TestSearchFindsTheSlotsOfFIFOServers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives four real searches (about 30 s each)")
 	}
-	for _, c := range []fifoCase{{3, 80, 4, 12, "p95"}, {7, 60, 3, 20, "p95"}, {13, 90, 2, 16, "p95"}, {41, 50, 1.5, 24, "p99"}} {
+	for _, c := range []fifoCase{{3, 80, 5, 16, "p95"}, {7, 60, 5, 22, "p95"}, {13, 90, 4, 20, "p95"}, {41, 50, 4, 26, "p99"}} {
 		t.Run(fmt.Sprintf("K%d", c.k), func(t *testing.T) {
 			t.Parallel()
 			srv, err := ssetest.NewFIFO(ssetest.FIFOConfig{Slots: c.k, PrefillMs: c.a, ITLMs: c.b, Tokens: c.tokens})
@@ -104,5 +104,61 @@ func TestSearchFindsTheSlotsOfFIFOServers(t *testing.T) {
 				t.Errorf("bottleneck %s (%s), want queue", cp.Bottleneck, cp.BottleneckEvidence)
 			}
 		})
+	}
+}
+
+// TestSearchResumesWhereItStopped: a search interrupted in its third step resumes with
+// --resume, finishes that step, continues the same search and ends at K, each step
+// numbered once in run order.
+func TestSearchResumesWhereItStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives a real search twice")
+	}
+	c := fifoCase{5, 60, 5, 25, "p95"}
+	srv, err := ssetest.NewFIFO(ssetest.FIFOConfig{Slots: c.k, PrefillMs: c.a, ITLMs: c.b, Tokens: c.tokens})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	p := searchPlan(srv.URL, c)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { // cancel once the third step is chosen
+		for ctx.Err() == nil {
+			if m, err := rundir.ReadMeta(dir); err == nil && len(m.Steps) >= 3 {
+				time.Sleep(500 * time.Millisecond)
+				cancel()
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	if err := Run(ctx, p, Options{OutDir: dir, Probe: analysis.Probe}); err != ErrInterrupted {
+		t.Fatalf("first run: %v, want ErrInterrupted", err)
+	}
+	cancel()
+	if err := Run(context.Background(), nil, Options{OutDir: dir, Resume: true, Probe: analysis.Probe}); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	meta, err := rundir.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg := meta.Searches[0]
+	for i, st := range meta.Steps {
+		if st.Index != i || lg.Steps[i].Index != i {
+			t.Fatalf("steps not numbered in run order: %+v / %+v", meta.Steps, lg.Steps)
+		}
+	}
+	a, err := analysis.Analyze(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp := a.Segments[0].Capacity; lg.Stop != string(capsearch.StopAdjacent) || cp.MaxConcurrencyWithinSLA != float64(c.k) {
+		t.Errorf("after resume: stop %q, capacity %g (%s), want adjacent at %d; steps %+v", lg.Stop,
+			cp.MaxConcurrencyWithinSLA, cp.Method, c.k, lg.Steps)
+	}
+	if s := a.Segments[0].Search; s == nil || s.Steps != len(meta.Steps) || s.Stop != capsearch.StopAdjacent {
+		t.Errorf("analysis search %+v", s)
 	}
 }
