@@ -8,10 +8,13 @@ import (
 
 // Prediction-interval settings: the model's relative error of a constraint's statistic
 // is the RMS of log(predicted / measured) over the steps it was fitted to, at least
-// minModelErr; the interval takes ±predictionZ of it (about 95%).
+// minModelErr; the interval takes ±predictionZ of it (about 95%), and the slot count
+// ±slotsErr (a closed loop's percentile jumps once the load passes the slots by its
+// tail share, so a slot count a few percent off moves the capacity by a load or two).
 const (
 	minModelErr = 0.05
 	predictionZ = 2.0
+	slotsErr    = 0.05
 )
 
 // modelErrors computes e.sigma: each constraint's relative model error over pts.
@@ -108,11 +111,15 @@ func (e modelEval) predictedCapacity(lo, hi float64, integer bool) (v, low, high
 	if v, ok = e.largestWithin(lo, hi, 0, integer); !ok {
 		return 0, 0, 0, false
 	}
-	low, okLow := e.largestWithin(lo, hi, predictionZ, integer)
+	pess, opt := e, e
+	if e.m.c < maxSlots/2 {
+		pess.m.c, opt.m.c = e.m.c*(1-slotsErr), e.m.c*(1+slotsErr)
+	}
+	low, okLow := pess.largestWithin(lo, hi, predictionZ, integer)
 	if !okLow {
 		low = lo
 	}
-	high, _ = e.largestWithin(lo, hi, -predictionZ, integer)
+	high, _ = opt.largestWithin(lo, hi, -predictionZ, integer)
 	return v, math.Min(low, v), math.Max(high, v), true
 }
 

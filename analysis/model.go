@@ -146,6 +146,7 @@ type point struct {
 	itlMean  float64
 	e2eMean  float64
 	lout     float64
+	e2eCV    float64            // coefficient of variation of E2E (stddev / mean)
 	stats    map[string]float64 // "metric:stat" → value, for calibration and capacity
 }
 
@@ -157,6 +158,9 @@ func statKey(metric, stat string) string { return metric + ":" + stat }
 func pointFrom(s *StepStats, cons []plan.Constraint) (point, bool) {
 	p := point{load: s.Load, n: s.Load, inflight: s.Load, ttftMean: s.TTFTMs.Mean, itlMean: s.ITLMs.Mean,
 		e2eMean: s.E2EMs.Mean, lout: s.OutputTokensMean, stats: map[string]float64{}}
+	if s.E2EMs.Mean > 0 {
+		p.e2eCV = s.E2EMs.StdDev / s.E2EMs.Mean
+	}
 	if s.Schedule != plan.ScheduleConcurrency {
 		p.inflight = s.Load * s.E2EMs.Mean / 1000
 	}
@@ -305,10 +309,32 @@ func (m qmodel) roundsWait(n, q, lout float64) float64 {
 	return whole * st.service
 }
 
+// roundsMaxCV is the largest coefficient of variation of the service time (E2E at the
+// steps within the slots) for which a closed loop keeps its synchronised rounds.
+const roundsMaxCV = 0.3
+
+// serviceCV is the mean E2E coefficient of variation of the points within m's slots
+// (their E2E is the service time); ok is false when every point queued.
+func serviceCV(m qmodel, pts []point) (float64, bool) {
+	var sum float64
+	n := 0
+	for _, p := range pts {
+		if p.n <= m.c && p.e2eCV > 0 {
+			sum += p.e2eCV
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
+}
+
 // calibrate fits a metric statistic's calibration by relative least squares over the
 // points that have it: a, z ≥ 0 of the normal delay; for a percentile of a closed
-// loop also a of the synchronised-rounds delay (roundsWait), kept when it fits the
-// points at least as well. Without queueing data z defaults to defaultZ.
+// loop also a of the synchronised-rounds delay (roundsWait), kept when the service
+// times are near constant (serviceCV ≤ roundsMaxCV) or it fits the points at least as
+// well. Without queueing data z defaults to defaultZ.
 func calibrate(m qmodel, pts []point, metric, stat string) (calib, bool) {
 	normal, ok := calibrateNormal(m, pts, metric, stat)
 	if !ok || m.open || metric == "itl" {
@@ -336,7 +362,7 @@ func calibrate(m qmodel, pts []point, metric, stat string) (calib, bool) {
 		return normal, ok
 	}
 	r := calib{a: math.Max(sby/sbb, 0), rounds: true, q: q}
-	if calibLoss(m, pts, r, metric, stat) <= calibLoss(m, pts, normal, metric, stat) {
+	if cv, ok := serviceCV(m, pts); (ok && cv <= roundsMaxCV) || calibLoss(m, pts, r, metric, stat) <= calibLoss(m, pts, normal, metric, stat) {
 		return r, true
 	}
 	return normal, true

@@ -162,3 +162,56 @@ func TestSearchResumesWhereItStopped(t *testing.T) {
 		t.Errorf("analysis search %+v", s)
 	}
 }
+
+// TestFixedLadderRangesHoldTheTruth: on ten FIFO servers driven by a fixed ladder
+// (1, 4, 16, 64) that brackets the capacity loosely, the reported range (the bracket,
+// or the model's prediction interval where it filled the bracket in) holds the true
+// capacity K in at least 9 of the 10 cases.
+func TestFixedLadderRangesHoldTheTruth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives ten real ladders")
+	}
+	cases := []fifoCase{{2, 70, 5, 18, "p95"}, {5, 60, 5, 20, "p95"}, {6, 90, 4, 22, "p95"}, {9, 50, 5, 24, "p95"},
+		{11, 80, 4, 18, "p95"}, {14, 60, 4, 26, "p95"}, {17, 70, 5, 20, "p95"}, {25, 50, 4, 24, "p99"},
+		{33, 60, 4, 22, "p99"}, {50, 50, 4, 24, "p99"}}
+	held := make([]bool, len(cases))
+	slots := make(chan struct{}, 3) // three ladders at a time: the client's timing stays exact
+	for i, c := range cases {
+		t.Run(fmt.Sprintf("K%d", c.k), func(t *testing.T) {
+			t.Parallel()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			srv, err := ssetest.NewFIFO(ssetest.FIFOConfig{Slots: c.k, PrefillMs: c.a, ITLMs: c.b, Tokens: c.tokens})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			p := searchPlan(srv.URL, c)
+			p.Ladder.Search, p.Ladder.Concurrency = nil, []int{1, 4, 16, 64}
+			dir := t.TempDir()
+			if err := Run(context.Background(), p, Options{OutDir: dir}); err != nil {
+				t.Fatal(err)
+			}
+			a, err := analysis.Analyze(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cp := a.Segments[0].Capacity
+			held[i] = cp.RangeLow <= float64(c.k) && float64(c.k) <= cp.RangeHigh
+			t.Logf("K=%d: capacity %g (%s) range %g–%g (%s), held %v", c.k, cp.MaxConcurrencyWithinSLA, cp.Method,
+				cp.RangeLow, cp.RangeHigh, cp.RangeKind, held[i])
+		})
+	}
+	t.Cleanup(func() {
+		n := 0
+		for _, h := range held {
+			if h {
+				n++
+			}
+		}
+		t.Logf("the range held the true capacity in %d of %d cases", n, len(cases))
+		if n < 9 {
+			t.Errorf("the range held the true capacity in %d of %d cases, want at least 9", n, len(cases))
+		}
+	})
+}
