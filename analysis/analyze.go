@@ -343,9 +343,9 @@ func meanE2EMs(st *store, idx []int32) float64 {
 
 func inputOf(in *runInputs, g *group, name string, idx []int32, icl []float64) stepInput {
 	si := stepInput{step: g.key.step, segment: name, schedule: g.schedule, concurrency: g.concurrency,
-		rate: g.rate, idx: idx, icl: icl, grp: g}
+		rate: g.rate, users: g.users, idx: idx, icl: icl, grp: g}
 	if s, ok := in.stepOf(g.key.step); ok {
-		si.schedule, si.concurrency, si.rate = s.Schedule, s.Concurrency, s.Rate
+		si.schedule, si.concurrency, si.rate, si.users = s.Schedule, s.Concurrency, s.Rate, s.Users
 	}
 	if si.schedule == "" {
 		si.schedule = plan.ScheduleConcurrency
@@ -359,6 +359,9 @@ func inputOf(in *runInputs, g *group, name string, idx []int32, icl []float64) s
 func scheduleOf(in *runInputs) string {
 	if len(in.meta.Plan.Ladder.Rate) > 0 {
 		return plan.ScheduleRate
+	}
+	if len(in.meta.Plan.Ladder.Users) > 0 {
+		return plan.ScheduleUsers
 	}
 	for _, g := range in.records.order {
 		if g.schedule != "" {
@@ -400,7 +403,12 @@ func overall(a *Analysis) (Capacity, string) {
 	return best, src
 }
 
+// loadOf is a capacity's load on its ladder's axis: users for a users ladder, the rate
+// for an open loop, else the concurrency.
 func loadOf(c Capacity) float64 {
+	if c.UsersSource == UsersMeasured {
+		return c.UsersWithThinkTime
+	}
 	if c.MaxRateWithinSLA > 0 {
 		return c.MaxRateWithinSLA
 	}
@@ -420,9 +428,13 @@ func slotsObserved(steps []StepStats, slots float64) bool {
 	return false
 }
 
-// inFlightOf is a step's requests in flight: its concurrency, or for an open loop the
-// rate × mean E2E (Little's law).
+// inFlightOf is a step's requests in flight: its concurrency, for a users step its
+// measured throughput × mean E2E (usersInFlight), or for an open loop the rate × mean
+// E2E (Little's law).
 func inFlightOf(s *StepStats) float64 {
+	if s.Schedule == plan.ScheduleUsers {
+		return usersInFlight(s)
+	}
 	if s.Schedule != plan.ScheduleConcurrency {
 		return servedRateOf(s) * s.E2EMs.Mean / 1000
 	}

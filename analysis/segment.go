@@ -24,7 +24,7 @@ func fitSteps(steps []StepStats, cons []plan.Constraint, start *qmodel) segFit {
 		if !ok {
 			continue
 		}
-		rate = steps[i].Schedule != plan.ScheduleConcurrency
+		rate = steps[i].Schedule == plan.ScheduleRate || steps[i].Schedule == plan.ScheduleTrace
 		all = append(all, p)
 		if steps[i].SteadyState {
 			steady = append(steady, p)
@@ -208,8 +208,14 @@ func curve(steps []StepStats, sf segFit) []CurvePoint {
 // E2E interpolated at the capacity point like the capacity itself), open loop the rate,
 // so that X · R = N and the users with think time Z are X · (R + Z) = N · (R + Z) / R.
 // For a segment drawn from the mix, loads and users are the whole mix's (R is the mix's
-// E2E) and the throughputs are the segment's share.
+// E2E) and the throughputs are the segment's share. A users ladder's capacity is users
+// (usersAtCapacity); any other's users are converted (UsersConverted).
 func atCapacity(c *Capacity, r capResult, steps []StepStats, sf segFit, thinkS float64) {
+	if usersLadder(steps) {
+		usersAtCapacity(c, r, steps, sf, thinkS)
+		return
+	}
+	defer func() { c.UsersSource = convertedUsers(c) }()
 	closed := steps[0].Schedule == plan.ScheduleConcurrency
 	fromMix := steps[0].MixShare > 0
 	var rS, rMixS, lout, share float64 // E2E (s), the mix's E2E (s), output tokens, mix share

@@ -164,8 +164,8 @@ func answerSentence(a *Analysis, sz sizing) string {
 			who, src, c.MaxRateWithinSLA) + speedUpNote(a)
 	}
 	s := fmt.Sprintf("%s%s handles %s within %s (%s)", who, src, loadPhrase(a), orWord(c.LimitingConstraint, "the SLA"), boundPhrase(c))
-	if c.ThinkTimeS > 0 {
-		s += fmt.Sprintf(", i.e. %s users with %.0f s think time", commaInt(float64(c.Users)), c.ThinkTimeS)
+	if c.ThinkTimeS > 0 && c.UsersSource != UsersMeasured { // measured users are the headline itself
+		s += fmt.Sprintf(", i.e. %s users with %.0f s think time (%s)", commaInt(float64(c.Users)), c.ThinkTimeS, convertedNote(a, c))
 	}
 	var big *WhatIf // the largest measured target
 	for i := range a.WhatIf {
@@ -188,7 +188,9 @@ func answerSentence(a *Analysis, sz sizing) string {
 }
 
 // loadPhrase states the headline load: "511 concurrent users", "at least 60.00
-// requests/s (the highest load tested; no limit reached)", or a projection.
+// requests/s (the highest load tested; no limit reached)", "191 users thinking ~10 s
+// between requests (exponential) (measured with closed populations …)", or a
+// projection.
 func loadPhrase(a *Analysis) string {
 	c := a.Overall
 	users := "concurrent users"
@@ -196,12 +198,18 @@ func loadPhrase(a *Analysis) string {
 		users = "concurrent user"
 	}
 	load, inFlight := fmt.Sprintf("%s %s", commaInt(c.MaxConcurrencyWithinSLA), users), ""
-	if a.Schedule == plan.ScheduleRate {
+	var notes []string
+	switch {
+	case a.Schedule == plan.ScheduleRate:
 		load = fmt.Sprintf("%.2f requests/s", c.MaxRateWithinSLA)
 		inFlight = "about " + fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)) + " requests in flight"
+	case c.UsersSource == UsersMeasured:
+		var how string
+		load, how = usersHeadline(a, c)
+		notes = append(notes, how)
+		inFlight = "about " + fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)) + " requests in flight"
 	}
-	var notes []string
-	if x := c.MaxConcurrencyWithinSLA; a.Schedule != plan.ScheduleRate && c.Method == MethodMeasured &&
+	if x := loadOf(c); a.Schedule != plan.ScheduleRate && c.Method == MethodMeasured &&
 		x-math.Floor(x+1e-9) >= 0.005 {
 		// Users are whole: the answer floors the interpolated capacity that tables show.
 		notes = append(notes, fmt.Sprintf("capacity %.2f between the steps tested, rounded down", x))

@@ -47,7 +47,8 @@ func userOf(t *testing.T, r rundir.Record) string {
 }
 
 // thinkGaps are, per user in send order, the pauses between one reply's last event
-// and the user's next send (ms), over every phase.
+// and the user's next scheduled send (ms: its think time, plus the few µs the client
+// takes to read the end of the reply), over every phase.
 func thinkGaps(t *testing.T, recs []rundir.Record) []float64 {
 	t.Helper()
 	byUser := map[string][]rundir.Record{}
@@ -63,10 +64,23 @@ func thinkGaps(t *testing.T, recs []rundir.Record) []float64 {
 				t.Fatalf("user %s sent %s before its previous reply %s ended: a user has one request at a time",
 					userOf(t, rs[i]), rs[i].RequestID, rs[i-1].RequestID)
 			}
-			gaps = append(gaps, float64(rs[i].SentNs-rs[i-1].EndNs)/1e6)
+			gaps = append(gaps, float64(rs[i].ScheduledNs-rs[i-1].EndNs)/1e6)
 		}
 	}
 	return gaps
+}
+
+// cycleGapMs is the mean pause between a reply's last event and its user's next send
+// (ms): think time, reading the end of the reply and the client's wake-up lag.
+func cycleGapMs(t *testing.T, recs []rundir.Record) float64 {
+	t.Helper()
+	var lag []float64
+	for _, r := range recs {
+		lag = append(lag, *r.ScheduleLagMs)
+	}
+	think, _ := meanCV(thinkGaps(t, recs))
+	l, _ := meanCV(lag)
+	return think + l
 }
 
 func meanCV(xs []float64) (mean, cv float64) {
@@ -111,7 +125,8 @@ func inFlight(recs []rundir.Record, from, to int64) (mean float64, most int) {
 }
 
 // TestUsersStepIsAClosedPopulation: 40 users thinking 100 ms (exponential) against a
-// server answering in ~26 ms send at X ≈ N / (R + Z) (within 10%, R measured); the
+// server answering in ~26 ms send at X ≈ N / (R + Z) (within 10%; R and the pause
+// between a reply and the next send measured, so a loaded host does not bias it); the
 // requests in flight fluctuate around X·R, peaking above their mean but far below N;
 // think times are exponential (mean ≈ Z, coefficient of variation ≈ 1); each record
 // carries the users and when its user's think ended.
@@ -119,7 +134,7 @@ func TestUsersStepIsAClosedPopulation(t *testing.T) {
 	srv := newRTServer(t, 20*time.Millisecond, 2*time.Millisecond)
 	const n, z = 40, 100 * time.Millisecond
 	recs, st := runUsers(t, usersPlan(srv.url(), n, z, 2*time.Second, ""))
-	var e2e, lag []float64
+	var e2e []float64
 	sent := 0
 	var window []rundir.Record
 	for _, r := range recs {
@@ -129,10 +144,9 @@ func TestUsersStepIsAClosedPopulation(t *testing.T) {
 		if r.Schedule != plan.ScheduleUsers || r.Users != n || r.Concurrency != 0 {
 			t.Fatalf("record labels wrong: %+v", r)
 		}
-		if r.ScheduledNs == 0 || r.ScheduleLagMs == nil {
+		if r.ScheduledNs == 0 || r.ScheduleLagMs == nil || *r.ScheduleLagMs < 0 {
 			t.Fatalf("record without its scheduled time (the end of its user's think): %+v", r)
 		}
-		lag = append(lag, *r.ScheduleLagMs)
 		if r.SentNs >= st.MeasureStartNs && r.SentNs < st.MeasureEndNs {
 			sent++
 			e2e = append(e2e, *r.E2EMs)
@@ -140,18 +154,19 @@ func TestUsersStepIsAClosedPopulation(t *testing.T) {
 		}
 	}
 	rMs, _ := meanCV(e2e)
-	lagMs := quantileOf(lag, 0.5)
+	gapMs := cycleGapMs(t, recs)
 	windowS := float64(st.MeasureEndNs-st.MeasureStartNs) / 1e9
 	x := float64(sent) / windowS
-	want := float64(n) / ((rMs + lagMs + float64(z.Milliseconds())) / 1000)
-	t.Logf("X %.1f req/s over %.2f s (%d sent), N/(R+Z) %.1f with R %.1f ms, lag p50 %.2f ms", x, windowS, sent, want, rMs, lagMs)
+	want := float64(n) / ((rMs + gapMs) / 1000)
+	t.Logf("X %.1f req/s over %.2f s (%d sent), N/(R+Z) %.1f with R %.1f ms, Z (measured) %.2f ms", x, windowS, sent, want, rMs, gapMs)
 	if math.Abs(x-want) > 0.10*want {
 		t.Errorf("throughput %.1f req/s, want N/(R+Z) = %.1f ± 10%%", x, want)
 	}
 	mean, most := inFlight(window, st.MeasureStartNs, st.MeasureEndNs)
 	t.Logf("in flight: mean %.2f (X·R %.2f), max %d, sweep max %d", mean, x*rMs/1000, most, st.MaxInFlight)
-	if !(float64(most) >= mean+2 && most < n/2) {
-		t.Errorf("in flight mean %.2f max %d: want a fluctuating count, max above the mean and far below %d users", mean, most, n)
+	// In flight is about Binomial(N, R/(R+Z)): mean ≈ 8.5, sd ≈ 2.6 here.
+	if !(float64(most) >= mean+2 && most < 3*n/4) {
+		t.Errorf("in flight mean %.2f max %d: want a fluctuating count, max above the mean and well below %d users", mean, most, n)
 	}
 	if math.Abs(mean-x*rMs/1000) > 0.15*mean {
 		t.Errorf("mean in flight %.2f, want Little's X·R = %.2f", mean, x*rMs/1000)
@@ -161,7 +176,7 @@ func TestUsersStepIsAClosedPopulation(t *testing.T) {
 	}
 	gapMean, cv := meanCV(thinkGaps(t, recs))
 	t.Logf("think gaps: mean %.1f ms, CV %.2f", gapMean, cv)
-	if math.Abs(gapMean-100) > 15 || cv < 0.8 || cv > 1.2 {
+	if math.Abs(gapMean-100) > 15 || cv < 0.75 || cv > 1.25 {
 		t.Errorf("think gaps mean %.1f ms CV %.2f, want exponential: mean ≈ 100 ms, CV ≈ 1", gapMean, cv)
 	}
 }
@@ -174,7 +189,7 @@ func TestUsersConstantThinkTime(t *testing.T) {
 	recs, st := runUsers(t, usersPlan(srv.url(), n, z, time.Second, plan.ThinkConstant))
 	gapMean, cv := meanCV(thinkGaps(t, recs))
 	t.Logf("think gaps: mean %.1f ms, CV %.3f", gapMean, cv)
-	if math.Abs(gapMean-150) > 10 || cv > 0.1 {
+	if math.Abs(gapMean-150) > 10 || cv > 0.05 {
 		t.Errorf("think gaps mean %.1f ms CV %.3f, want constant 150 ms (CV ≈ 0)", gapMean, cv)
 	}
 	first := map[string]int64{}
@@ -190,25 +205,23 @@ func TestUsersConstantThinkTime(t *testing.T) {
 	for _, at := range first {
 		lo, hi = min(lo, at-st.StartNs), max(hi, at-st.StartNs)
 	}
-	if spread := time.Duration(hi - lo); spread < z/2 || time.Duration(hi) > z+20*time.Millisecond {
+	if spread := time.Duration(hi - lo); spread < z/2 || time.Duration(hi) > z+50*time.Millisecond {
 		t.Errorf("first sends spread over %v (last at %v): want them staggered over [0, %v)", spread, time.Duration(hi), z)
 	}
 }
 
 // TestUsersStepEndsOnTime: users thinking 5 s on average in a 1 s window do not keep
-// the step open: the window's end cuts their thinks short, so the step ends within its
-// window plus grace.
+// the step open: the window's end cuts their thinks short, so the step ends soon after
+// its window (waiting out 30 exponential thinks of mean 5 s would take ~20 s).
 func TestUsersStepEndsOnTime(t *testing.T) {
 	srv := newRTServer(t, 5*time.Millisecond, time.Millisecond)
 	p := usersPlan(srv.url(), 30, 5*time.Second, time.Second, "")
-	start := time.Now()
 	recs, st := runUsers(t, p)
 	if len(recs) == 0 {
 		t.Fatal("no request sent in the window (30 users × 1 s / 5 s ≈ 6 expected)")
 	}
-	step := time.Duration(st.EndNs - st.StartNs)
-	if step > 1500*time.Millisecond || time.Since(start) > 4*time.Second {
-		t.Errorf("step took %v (run %v), want about its 1 s window: thinks must end with the window", step, time.Since(start))
+	if step := time.Duration(st.EndNs - st.StartNs); step > 2500*time.Millisecond {
+		t.Errorf("step took %v, want about its 1 s window: thinks must end with the window", step)
 	}
 }
 
@@ -228,7 +241,7 @@ func TestUsersMultiTurnSessions(t *testing.T) {
 	for u, rs := range byUser {
 		slices.SortFunc(rs, func(a, b rundir.Record) int { return cmpInt64(a.SentNs, b.SentNs) })
 		for i := 1; i < len(rs); i++ {
-			gap := float64(rs[i].SentNs-rs[i-1].EndNs) / 1e6
+			gap := float64(rs[i].ScheduledNs-rs[i-1].EndNs) / 1e6
 			switch {
 			case rs[i].SessionID == rs[i-1].SessionID:
 				if rs[i].Turn != rs[i-1].Turn+1 {
