@@ -165,7 +165,7 @@ func answerSentence(a *Analysis, sz sizing) string {
 	}
 	s := fmt.Sprintf("%s%s handles %s within %s (%s)", who, src, loadPhrase(a), orWord(c.LimitingConstraint, "the SLA"), boundPhrase(c))
 	if c.ThinkTimeS > 0 && c.UsersSource != UsersMeasured { // measured users are the headline itself
-		s += fmt.Sprintf(", i.e. %s users with %.0f s think time (%s)", commaInt(float64(c.Users)), c.ThinkTimeS, convertedNote(a, c))
+		s += fmt.Sprintf(", i.e. %s users with %s s think time (%s)", commaInt(float64(c.Users)), fmtNum(c.ThinkTimeS), convertedNote(a, c))
 	}
 	var big *WhatIf // the largest measured target
 	for i := range a.WhatIf {

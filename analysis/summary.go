@@ -117,11 +117,11 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule, thinkDist string) 
 	} else if c.OpenEnded {
 		band = fmt.Sprintf("[%.1f, > %.1f]", c.CILow, c.CIHigh)
 	}
-	users := fmt.Sprintf("; %d users with %.0f s think time (estimated: X·(R+Z))", c.Users, c.ThinkTimeS)
+	users := fmt.Sprintf("; %d users with %s s think time (estimated: X·(R+Z))", c.Users, fmtNum(c.ThinkTimeS))
 	switch {
 	case c.UsersSource == UsersMeasured:
-		users = fmt.Sprintf("; %.1f requests in flight (%d users measured, %.0f s %s think time)", c.MaxConcurrencyWithinSLA,
-			c.Users, c.ThinkTimeS, thinkDist)
+		users = fmt.Sprintf("; %.1f requests in flight (%d users measured, %s s %s think time)", c.MaxConcurrencyWithinSLA,
+			c.Users, fmtNum(c.ThinkTimeS), thinkDist)
 	case schedule == plan.ScheduleTrace || c.ThinkTimeS == 0:
 		users = "" // a trace has no users (it replays its own arrivals); without think time users are the concurrency
 	}

@@ -148,6 +148,16 @@ func TestUsersLadderCapacityIsMeasured(t *testing.T) {
 	if strings.Contains(a.Answer, "estimated") || strings.Contains(a.Answer, "i.e.") {
 		t.Errorf("answer %q converts measured users", a.Answer)
 	}
+	var out strings.Builder
+	if err := PrintSummary(&out, a); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  users  reqs", fmt.Sprintf("Capacity: max users %.1f", c.UsersWithThinkTime),
+		fmt.Sprintf("(%d users measured, 0.2 s exponential think time)", c.Users)} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
 }
 
 // TestConcurrencyLadderUsersAreConverted: a concurrency ladder with a think time gives
@@ -164,6 +174,10 @@ func TestConcurrencyLadderUsersAreConverted(t *testing.T) {
 		commaInt(float64(c.Users)), fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)))
 	if !strings.Contains(a.Answer, want) {
 		t.Errorf("answer %q lacks %q", a.Answer, want)
+	}
+	p.SLA.ThinkTime = 2500 * time.Millisecond // a fractional think time is written as it is
+	if a := analyzeSim(t, queueSim, p); !strings.Contains(a.Answer, "users with 2.5 s think time (estimated from concurrency") {
+		t.Errorf("answer with a 2.5 s think time: %q", a.Answer)
 	}
 	// Without a think time there is nothing to convert with: no users sentence.
 	p.SLA.ThinkTime = 0
