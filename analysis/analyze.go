@@ -133,7 +133,7 @@ type segmentEval struct {
 	sf    segFit
 	fit   *Fit
 	r     capResult
-	proj  bool
+	rules capRules
 }
 
 // evaluateSegment computes, sorts, fits and classifies a segment's steps and finds its
@@ -182,8 +182,9 @@ func evaluateSegment(inputs []stepInput, st *store, cons []plan.Constraint, p *p
 	if ev.sf.ok {
 		ev.fit = buildFit(ev.steps, ev.sf)
 	}
-	ev.proj = canProject(ev.steps, ev.sf, ev.fit)
-	ev.r = capacityOf(ev.steps, p.SLA, ev.sf, ev.proj, searchTolerance(p))
+	ev.rules = capRules{project: canProject(ev.steps, ev.sf, ev.fit), interpolate: canInterpolate(ev.sf, ev.fit),
+		tol: searchTolerance(p)}
+	ev.r = capacityOf(ev.steps, p.SLA, ev.sf, ev.rules)
 	return ev, true
 }
 
@@ -212,7 +213,7 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	}
 	c.NoiseLow, c.NoiseHigh = r.value, r.value
 	if ev.sf.ok {
-		b := bootstrapSegment(steps, ev.smp, cons, p.SLA, ev.sf, ev.proj, searchTolerance(p), seed^hashString(name))
+		b := bootstrapSegment(steps, ev.smp, cons, p.SLA, ev.sf, ev.rules, seed^hashString(name))
 		applyBootstrap(sa.Fit, &c, b, r)
 	}
 	if c.OfferedRateRps > 0 { // the range in served, not offered, requests/s
@@ -377,9 +378,9 @@ func meanE2EMs(st *store, idx []int32) float64 {
 
 func inputOf(in *runInputs, g *group, name string, idx []int32, icl []float64) stepInput {
 	si := stepInput{step: g.key.step, segment: name, schedule: g.schedule, concurrency: g.concurrency,
-		rate: g.rate, idx: idx, icl: icl, grp: g}
+		rate: g.rate, users: g.users, idx: idx, icl: icl, grp: g}
 	if s, ok := in.stepOf(g.key.step); ok {
-		si.schedule, si.concurrency, si.rate = s.Schedule, s.Concurrency, s.Rate
+		si.schedule, si.concurrency, si.rate, si.users = s.Schedule, s.Concurrency, s.Rate, s.Users
 	}
 	if si.schedule == "" {
 		si.schedule = plan.ScheduleConcurrency
@@ -393,6 +394,9 @@ func inputOf(in *runInputs, g *group, name string, idx []int32, icl []float64) s
 func scheduleOf(in *runInputs) string {
 	if len(in.meta.Plan.Ladder.Rate) > 0 {
 		return plan.ScheduleRate
+	}
+	if len(in.meta.Plan.Ladder.Users) > 0 {
+		return plan.ScheduleUsers
 	}
 	for _, g := range in.records.order {
 		if g.schedule != "" {
@@ -434,7 +438,12 @@ func overall(a *Analysis) (Capacity, string) {
 	return best, src
 }
 
+// loadOf is a capacity's load on its ladder's axis: users for a users ladder, the rate
+// for an open loop, else the concurrency.
 func loadOf(c Capacity) float64 {
+	if c.UsersSource == UsersMeasured {
+		return c.UsersWithThinkTime
+	}
 	if c.MaxRateWithinSLA > 0 {
 		return c.MaxRateWithinSLA
 	}
@@ -454,9 +463,13 @@ func slotsObserved(steps []StepStats, slots float64) bool {
 	return false
 }
 
-// inFlightOf is a step's requests in flight: its concurrency, or for an open loop the
-// rate × mean E2E (Little's law).
+// inFlightOf is a step's requests in flight: its concurrency, for a users step its
+// measured throughput × mean E2E (usersInFlight), or for an open loop the rate × mean
+// E2E (Little's law).
 func inFlightOf(s *StepStats) float64 {
+	if s.Schedule == plan.ScheduleUsers {
+		return usersInFlight(s)
+	}
 	if s.Schedule != plan.ScheduleConcurrency {
 		return servedRateOf(s) * s.E2EMs.Mean / 1000
 	}

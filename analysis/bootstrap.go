@@ -29,7 +29,7 @@ type bootResult struct {
 // bootstrapSegment resamples each step's requests, refits the model and recomputes the
 // capacity, bootReps times, deterministically from seed.
 func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constraint, spec plan.SLA,
-	sf segFit, project bool, tol float64, seed uint64) bootResult {
+	sf segFit, rules capRules, seed uint64) bootResult {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	loads := curveLoads(steps)
 	out := bootResult{curves: make([][]float64, len(loads))}
@@ -55,7 +55,7 @@ func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constra
 		out.slots = append(out.slots, c)
 		// A resample whose first step fails has no capacity (not a capacity of 0): it
 		// is left out of the noise band.
-		if cr := capacityOf(rep, spec, rf, project, tol); cr.method != MethodBelowFirstStep && cr.method != MethodNoData {
+		if cr := capacityOf(rep, spec, rf, rules); cr.method != MethodBelowFirstStep && cr.method != MethodNoData {
 			out.caps = append(out.caps, cr.value)
 		}
 		for j, l := range loads {

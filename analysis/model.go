@@ -18,9 +18,13 @@ import (
 // Little's law the n − b waiting requests wait W = (n − b) / X on average.
 // Open loop (rate λ): the servers hold b = λ·S(b) requests (solved in closed form), the
 // queue is M/M/c-like and W = ErlangC(c, b)·S / (c − b); b ≥ c is saturation.
+// Users (a closed population of n users thinking Z on average, think > 0): the load is
+// n, and the requests in the system N solve N = n · R(N) / (R(N) + Z), i.e.
+// N + X(N)·Z = n (usersInSystem); the closed loop at N gives the rest.
 type qmodel struct {
 	c, t0, tp, d0, d1 float64
 	open              bool    // loads are request rates (req/s), not concurrency
+	think             float64 // > 0: loads are users thinking this many ms on average
 	lout              float64 // mean output tokens per request
 	pmean             float64 // mean prompt tokens per request
 }
@@ -48,6 +52,9 @@ func (m qmodel) serviceAt(b, lout float64) float64 {
 func (m qmodel) state(x, lout float64) qstate {
 	if m.open {
 		return m.openState(x/1000, lout)
+	}
+	if m.think > 0 {
+		x = m.usersInSystem(x, lout)
 	}
 	b := math.Max(math.Min(x, m.c), 1e-9)
 	st := qstate{b: b, service: m.serviceAt(b, lout), ok: true}
@@ -139,9 +146,10 @@ func (m qmodel) maxThroughputRps() float64 { return 1000 * m.c / m.serviceAt(m.c
 
 // point is one step of a ladder as the model sees it.
 type point struct {
-	load     float64 // concurrency, or rate in req/s
-	n        float64 // the model's load: concurrency, or rate in req/s
-	inflight float64 // requests in the system: concurrency, or rate × E2E (Little)
+	load     float64 // concurrency, users, or rate in req/s
+	n        float64 // the model's load: concurrency, users, or rate in req/s
+	inflight float64 // requests in the system: concurrency, or throughput × E2E (Little)
+	thinkMs  float64 // a users step's mean think time (ms); 0 otherwise
 	ttftMean float64
 	itlMean  float64
 	e2eMean  float64
@@ -161,7 +169,11 @@ func pointFrom(s *StepStats, cons []plan.Constraint) (point, bool) {
 	if s.E2EMs.Mean > 0 {
 		p.e2eCV = s.E2EMs.StdDev / s.E2EMs.Mean
 	}
-	if s.Schedule != plan.ScheduleConcurrency {
+	switch s.Schedule {
+	case plan.ScheduleConcurrency:
+	case plan.ScheduleUsers: // measured in flight; the model solves the population itself
+		p.inflight, p.thinkMs = usersInFlight(s), 1000*s.thinkS
+	default:
 		p.inflight = s.Load * s.E2EMs.Mean / 1000
 	}
 	if s.TTFTMs.N == 0 || s.E2EMs.N == 0 || p.ttftMean <= 0 || p.e2eMean <= 0 || p.inflight <= 0 {
@@ -202,10 +214,11 @@ func fitModel(pts []point, start *qmodel, open bool) (qmodel, float64) {
 		starts = []qmodel{*start}
 	} else {
 		d1 := math.Max((maxI-minI)/math.Max(maxN, 1), minI*1e-3)
+		think := pts[0].thinkMs // a users ladder's model solves its populations (usersInSystem)
 		for _, p := range pts {
-			starts = append(starts, qmodel{c: p.inflight, t0: minT * 0.9, tp: minT * 1e-3, d0: minI * 0.9, d1: d1, open: open})
+			starts = append(starts, qmodel{c: p.inflight, t0: minT * 0.9, tp: minT * 1e-3, d0: minI * 0.9, d1: d1, open: open, think: think})
 		}
-		starts = append(starts, qmodel{c: 2 * maxN, t0: minT * 0.9, tp: minT * 1e-3, d0: minI * 0.9, d1: d1, open: open})
+		starts = append(starts, qmodel{c: 2 * maxN, t0: minT * 0.9, tp: minT * 1e-3, d0: minI * 0.9, d1: d1, open: open, think: think})
 	}
 	best, bestF := qmodel{}, math.Inf(1)
 	for _, s := range starts {
@@ -218,18 +231,45 @@ func fitModel(pts []point, start *qmodel, open bool) (qmodel, float64) {
 	return best, bestF
 }
 
+// usersInSystem is the mean requests in the system N of n users thinking m.think ms on
+// average, the root of N + X(N)·Z = n (each user cycles through a request, R, and a
+// think, Z, so X = n / (R + Z) and N = X·R). Below the slots, X(N) = N / S(N) with
+// S(N) = a + bb·N makes it the quadratic bb·N² + (a + Z − n·bb)·N − n·a = 0; past them,
+// X is the saturated X_max and N = n − X_max·Z. This is the mean-value (fluid) solution:
+// it ignores the fluctuation of N around its mean, so just below the knee
+// n* = c + X_max·Z it under-predicts queueing (the calibrated z·σ term absorbs part).
+func (m qmodel) usersInSystem(n, lout float64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	l1 := math.Max(lout-1, 0)
+	a, bb, z := m.t0+l1*m.d0, m.tp+l1*m.d1, m.think
+	var x float64
+	if bb <= 1e-12 {
+		x = n * a / (a + z)
+	} else {
+		q := a + z - n*bb
+		x = (-q + math.Sqrt(q*q+4*bb*n*a)) / (2 * bb)
+	}
+	if x <= m.c {
+		return x
+	}
+	return math.Max(n-m.c/m.serviceAt(m.c, lout)*z, m.c)
+}
+
 func toVec(m qmodel) []float64 {
 	return []float64{math.Log(m.c), math.Log(m.t0), math.Log(m.tp), math.Log(m.d0), math.Log(m.d1)}
 }
 
-func fromVec(x []float64, open bool) qmodel {
+// fromVec is the model of log-parameters x, of the same kind (open loop, users) as s.
+func fromVec(x []float64, s qmodel) qmodel {
 	return qmodel{c: math.Min(math.Exp(x[0]), maxSlots), t0: math.Exp(x[1]), tp: math.Exp(x[2]),
-		d0: math.Exp(x[3]), d1: math.Exp(x[4]), open: open}
+		d0: math.Exp(x[3]), d1: math.Exp(x[4]), open: s.open, think: s.think}
 }
 
 // fitFrom runs one Nelder–Mead minimisation from s.
 func fitFrom(pts []point, s qmodel) (qmodel, float64) {
-	obj := func(x []float64) float64 { return modelLoss(pts, fromVec(x, s.open)) }
+	obj := func(x []float64) float64 { return modelLoss(pts, fromVec(x, s)) }
 	prob := optimize.Problem{Func: obj}
 	settings := &optimize.Settings{FuncEvaluations: 3000, Converger: &optimize.FunctionConverge{
 		Absolute: 1e-10, Relative: 1e-10, Iterations: 200}}
@@ -238,7 +278,7 @@ func fitFrom(pts []point, s qmodel) (qmodel, float64) {
 	if err != nil || res == nil {
 		return s, obj(x0)
 	}
-	return fromVec(res.X, s.open), res.F
+	return fromVec(res.X, s), res.F
 }
 
 // modelLoss is the sum of squared log-ratios over every point.
@@ -311,7 +351,7 @@ func (m qmodel) roundsWait(n, q, lout float64) float64 {
 
 // roundsMaxCV is the largest coefficient of variation of the service time (E2E at the
 // steps within the slots) for which a closed loop keeps its synchronised rounds.
-const roundsMaxCV = 0.3
+const roundsMaxCV = 0.1
 
 // serviceCV is the mean E2E coefficient of variation of the points within m's slots
 // (their E2E is the service time); ok is false when every point queued.

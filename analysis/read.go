@@ -45,6 +45,7 @@ type group struct {
 	schedule    string
 	concurrency int
 	rate        float64
+	users       int
 	idx         []int32   // indexes into store.reqs
 	icl         []float64 // ICL values of successful measured requests, ms
 	// errSamples: error class → the first error message of a failed record (measured
@@ -134,7 +135,7 @@ func (s *store) add(r *rundir.Record) {
 	key := groupKey{step: r.Step, stepSeg: s.names[segID]}
 	g := s.groups[key]
 	if g == nil {
-		g = &group{key: key, schedule: r.Schedule, concurrency: r.Concurrency, rate: r.Rate}
+		g = &group{key: key, schedule: r.Schedule, concurrency: r.Concurrency, rate: r.Rate, users: r.Users}
 		s.groups[key] = g
 		s.order = append(s.order, g)
 	}

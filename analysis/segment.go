@@ -25,7 +25,7 @@ func fitSteps(steps []StepStats, cons []plan.Constraint, start *qmodel) segFit {
 		if !ok {
 			continue
 		}
-		rate = steps[i].Schedule != plan.ScheduleConcurrency
+		rate = steps[i].Schedule == plan.ScheduleRate || steps[i].Schedule == plan.ScheduleTrace
 		all = append(all, p)
 		if steps[i].SteadyState {
 			steady = append(steady, p)
@@ -68,13 +68,28 @@ func canProject(steps []StepStats, sf segFit, f *Fit) bool {
 	return sf.ok && f != nil && f.R2 >= projectMinR2 && f.SlotsIdentified
 }
 
+// capRules are what the fitted model may do for a capacity: project beyond the last
+// step (canProject), fill a wide bracket in (canInterpolate), and the relative bracket
+// width under which the measured load stands (tol).
+type capRules struct {
+	project, interpolate bool
+	tol                  float64
+}
+
+// canInterpolate reports whether the fitted model may fill a bracket in: it was fitted
+// to enough steps to be identified (minFitSteps) and its TTFT p95 fits well
+// (R² ≥ projectMinR2).
+func canInterpolate(sf segFit, f *Fit) bool {
+	return sf.ok && f != nil && !f.Underdetermined && f.R2 >= projectMinR2
+}
+
 // capacityOf finds the capacity of a segment: measured (the largest passing load below
 // the first failing step) when a step breaks the SLA, interpolated by the model when
 // the bracket is wider than tol and the model reproduces it (interpolate); when every
 // step met it, the highest load tested (at_least) or, with project, the model's
 // projection up to projectMaxFactor × the last load. A ladder without measured
 // requests has no capacity (no_data). The result carries its range (capResult.lo, hi).
-func capacityOf(steps []StepStats, spec plan.SLA, sf segFit, project bool, tol float64) capResult {
+func capacityOf(steps []StepStats, spec plan.SLA, sf segFit, rules capRules) capResult {
 	if !anyMeasured(steps) {
 		return capResult{method: MethodNoData, pass: -1, fail: -1}
 	}
@@ -88,12 +103,14 @@ func capacityOf(steps []StepStats, spec plan.SLA, sf segFit, project bool, tol f
 		return r
 	case r.method == MethodMeasured:
 		bracketRange(&r, steps, integer)
-		interpolate(&r, steps, sf, integer, tol)
+		if rules.interpolate {
+			interpolate(&r, steps, sf, integer, rules.tol)
+		}
 		return r
 	case r.method == MethodAtLeast:
 		r.lo, r.kind = r.value, RangeOpen
 	}
-	if r.method != MethodAtLeast || !project {
+	if r.method != MethodAtLeast || !rules.project {
 		return r
 	}
 	last := steps[len(steps)-1].Load
@@ -226,8 +243,14 @@ func curve(steps []StepStats, sf segFit) []CurvePoint {
 // E2E interpolated at the capacity point like the capacity itself), open loop the rate,
 // so that X · R = N and the users with think time Z are X · (R + Z) = N · (R + Z) / R.
 // For a segment drawn from the mix, loads and users are the whole mix's (R is the mix's
-// E2E) and the throughputs are the segment's share.
+// E2E) and the throughputs are the segment's share. A users ladder's capacity is users
+// (usersAtCapacity); any other's users are converted (UsersConverted).
 func atCapacity(c *Capacity, r capResult, steps []StepStats, sf segFit, thinkS float64) {
+	if usersLadder(steps) {
+		usersAtCapacity(c, r, steps, sf, thinkS)
+		return
+	}
+	defer func() { c.UsersSource = convertedUsers(c) }()
 	closed := steps[0].Schedule == plan.ScheduleConcurrency
 	fromMix := steps[0].MixShare > 0
 	var rS, rMixS, lout, share float64 // E2E (s), the mix's E2E (s), output tokens, mix share

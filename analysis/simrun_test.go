@@ -133,7 +133,7 @@ func checkLowerHalfPrediction(t *testing.T, steps []StepStats, spec plan.SLA, fu
 			t.Errorf("load %v: TTFT p95 prediction off by %.1f%% (> 15%%)", s.Load, 100*rel)
 		}
 	}
-	r := capacityOf(lower, spec, sf, true, plan.DefaultSearchTolerance) // the model's projection is what is tested
+	r := capacityOf(lower, spec, sf, capRules{project: true, interpolate: true, tol: plan.DefaultSearchTolerance}) // the model's projection is what is tested
 	mc := full.MaxConcurrencyWithinSLA
 	t.Logf("max concurrency within SLA: measured %.2f (%s), predicted from the lower half %.2f (%s): %+.1f%%",
 		mc, full.Method, r.value, r.method, 100*(r.value-mc)/mc)

@@ -164,8 +164,8 @@ func answerSentence(a *Analysis, sz sizing) string {
 			who, src, c.MaxRateWithinSLA) + speedUpNote(a)
 	}
 	s := fmt.Sprintf("%s%s handles %s within %s (%s)", who, src, loadPhrase(a), orWord(c.LimitingConstraint, "the SLA"), boundPhrase(c))
-	if c.ThinkTimeS > 0 {
-		s += fmt.Sprintf(", i.e. %s users with %.0f s think time", commaInt(float64(c.Users)), c.ThinkTimeS)
+	if c.ThinkTimeS > 0 && c.UsersSource != UsersMeasured { // measured users are the headline itself
+		s += fmt.Sprintf(", i.e. %s users with %s s think time (%s)", commaInt(float64(c.Users)), fmtNum(c.ThinkTimeS), convertedNote(a, c))
 	}
 	var big *WhatIf // the largest measured target
 	for i := range a.WhatIf {
@@ -188,7 +188,9 @@ func answerSentence(a *Analysis, sz sizing) string {
 }
 
 // loadPhrase states the headline load: "511 concurrent users", "at least 60.00
-// requests/s (the highest load tested; no limit reached)", or a projection.
+// requests/s (the highest load tested; no limit reached)", "191 users thinking ~10 s
+// between requests (exponential) (measured with closed populations …)", or a
+// projection.
 func loadPhrase(a *Analysis) string {
 	c := a.Overall
 	users := "concurrent users"
@@ -196,11 +198,17 @@ func loadPhrase(a *Analysis) string {
 		users = "concurrent user"
 	}
 	load, inFlight := fmt.Sprintf("%s %s", commaInt(c.MaxConcurrencyWithinSLA), users), ""
-	if a.Schedule == plan.ScheduleRate {
+	var notes []string
+	switch {
+	case a.Schedule == plan.ScheduleRate:
 		load = fmt.Sprintf("%.2f requests/s", c.MaxRateWithinSLA)
 		inFlight = "about " + fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)) + " requests in flight"
+	case c.UsersSource == UsersMeasured:
+		var how string
+		load, how = usersHeadline(a, c)
+		notes = append(notes, how)
+		inFlight = "about " + fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)) + " requests in flight"
 	}
-	var notes []string
 	loadText := func(x float64) string {
 		if a.Schedule == plan.ScheduleRate {
 			return fmt.Sprintf("%.2f requests/s", x)

@@ -12,7 +12,7 @@ import (
 // Steady-state thresholds.
 const (
 	// steadyMinPerUser: completed measured requests must be ≥ this × the concurrency
-	// (or × the mean requests in flight for open loops).
+	// (or × the mean requests in flight for open loops and users steps).
 	steadyMinPerUser = 3
 	// steadyTrendRel and steadyTrendSE: a TTFT trend is significant when the last third's
 	// mean differs from the first third's by more than this fraction and this many
@@ -73,8 +73,13 @@ func requiredCompletions(s *StepStats) (int, string) {
 			return need, fmt.Sprintf("%d × concurrency %d × mix share %.2f", steadyMinPerUser, s.Concurrency, share)
 		}
 		return steadyMinPerUser * s.Concurrency, fmt.Sprintf("%d × concurrency %d", steadyMinPerUser, s.Concurrency)
-	case plan.ScheduleRate:
+	case plan.ScheduleRate, plan.ScheduleUsers:
+		// Users start thinking a stationary residual, so (as for an open loop) the window
+		// needs enough requests, not a cycle of every user (30 s each at a 10 s think).
 		inFlight := share * servedRateOf(s) * s.E2EMs.Mean / 1000
+		if s.Schedule == plan.ScheduleUsers {
+			inFlight = share * usersInFlight(s)
+		}
 		need := int(math.Ceil(steadyMinPerUser * inFlight))
 		if need < 10 {
 			need = 10

@@ -25,6 +25,7 @@ type stepInput struct {
 	schedule    string
 	concurrency int
 	rate        float64
+	users       int
 	idx         []int32
 	icl         []float64
 	// share and mixE2EMs: for a segment drawn from a mix step, its share of the step's
@@ -119,10 +120,14 @@ func (acc *stepAcc) finish(s *StepStats) {
 // measure and grace included) and returns the per-request samples behind them.
 func computeStep(st *store, in stepInput, cons []plan.Constraint, spec plan.SLA) (StepStats, *stepSamples) {
 	s := StepStats{Step: in.step, Segment: in.segment, Schedule: in.schedule,
-		Concurrency: in.concurrency, Rate: in.rate, ErrorClasses: map[string]int{},
+		Concurrency: in.concurrency, Rate: in.rate, Users: in.users, ErrorClasses: map[string]int{},
 		MixShare: in.share, mixE2EMs: in.mixE2EMs}
-	s.Load = float64(in.concurrency)
-	if in.schedule != plan.ScheduleConcurrency {
+	switch in.schedule {
+	case plan.ScheduleConcurrency:
+		s.Load = float64(in.concurrency)
+	case plan.ScheduleUsers:
+		s.Load, s.thinkS = float64(in.users), spec.ThinkTime.Seconds()
+	default:
 		s.Load = in.rate
 	}
 	sm := &stepSamples{}
@@ -159,8 +164,11 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, spec plan.SLA)
 			s.ErrorSamples[cls] = m
 		}
 	}
-	if s.Schedule == plan.ScheduleRate && in.share == 0 {
+	switch {
+	case s.Schedule == plan.ScheduleRate && in.share == 0:
 		s.AchievedRateRps, s.sentRateRps = achievedRate(st, in.idx)
+	case s.Schedule == plan.ScheduleUsers: // its users' send rate (of this segment's requests)
+		_, s.sentRateRps = achievedRate(st, in.idx)
 	}
 	s.ScheduleLagMs = summarize(lags)
 	s.ClientLimited = clientLimited(&s)
@@ -185,9 +193,13 @@ func residenceMs(s *StepStats) float64 {
 
 // littleThroughput is a step's steady-state throughput in req/s: closed loop N / R
 // (Little's law, R = residenceMs), open loop and trace the rate
-// (the completion rate when saturated or client-limited); for
-// a segment drawn from a mix step, its share of the mix's steady-state throughput.
+// (the completion rate when saturated or client-limited), users step its users' send
+// rate (usersThroughput); for a segment drawn from a mix step, its share of the mix's
+// steady-state throughput.
 func littleThroughput(s *StepStats) float64 {
+	if s.Schedule == plan.ScheduleUsers {
+		return usersThroughput(s)
+	}
 	x := s.Rate
 	if a := s.AchievedRateRps; a > 0 && a < achievedShortFrac*s.sentRateRps && a < s.Rate {
 		x = a // saturated open loop: the server completed less than was offered

@@ -19,7 +19,7 @@ func PrintSummary(w io.Writer, a *Analysis) error {
 		all = append(all, *a.Mix)
 	}
 	for _, sa := range all {
-		printSegment(ew, &sa, a.Schedule)
+		printSegment(ew, &sa, a.Schedule, a.Plan.Ladder.ThinkDist())
 	}
 	if e := a.Errors; e.Errors > 0 {
 		fmt.Fprintf(ew, "Errors: %s of %s measured requests failed (%s)\n", commaInt(float64(e.Errors)),
@@ -49,7 +49,9 @@ func PrintSummary(w io.Writer, a *Analysis) error {
 	return ew.err
 }
 
-func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
+// printSegment writes one segment's step table, fit and capacity; thinkDist names a
+// users ladder's think-time distribution.
+func printSegment(w io.Writer, sa *SegmentAnalysis, schedule, thinkDist string) {
 	fmt.Fprintf(w, "\nSegment %s\n", sa.Segment)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	load, lagCol := "conc", ""
@@ -58,6 +60,8 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 		load, lagCol = "rate", "lag p95\t" // the client's schedule lag: requests held back
 	case plan.ScheduleTrace:
 		load = "trace req/s" // a trace step's load is the replay's achieved rate
+	case plan.ScheduleUsers:
+		load = "users"
 	}
 	fmt.Fprintf(tw, "%s\treqs\terr%%\tTTFT p50\tTTFT p95\tITL p50\tITL p95\tE2E p95\treq/s\ttok/s\tgood%%\tSLA\tsteady\tregime\t%s\n", load, lagCol)
 	for _, s := range sa.Steps {
@@ -94,7 +98,10 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 	}
 	c := sa.Capacity
 	what := fmt.Sprintf("max concurrency %.1f", c.MaxConcurrencyWithinSLA)
-	if c.MaxRateWithinSLA > 0 {
+	switch {
+	case c.UsersSource == UsersMeasured:
+		what = fmt.Sprintf("max users %.1f", c.UsersWithThinkTime)
+	case c.MaxRateWithinSLA > 0:
 		what = fmt.Sprintf("max rate %.2f req/s", c.MaxRateWithinSLA)
 	}
 	bound := c.Bottleneck + "-bound"
@@ -110,8 +117,12 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule string) {
 	} else if c.OpenEnded {
 		band = fmt.Sprintf("[%.1f, > %.1f]", c.RangeLow, c.RangeHigh)
 	}
-	users := fmt.Sprintf("; %d users with %.0f s think time", c.Users, c.ThinkTimeS)
-	if schedule == plan.ScheduleTrace || c.ThinkTimeS == 0 {
+	users := fmt.Sprintf("; %d users with %s s think time (estimated: X·(R+Z))", c.Users, fmtNum(c.ThinkTimeS))
+	switch {
+	case c.UsersSource == UsersMeasured:
+		users = fmt.Sprintf("; %.1f requests in flight (%d users measured, %s s %s think time)", c.MaxConcurrencyWithinSLA,
+			c.Users, fmtNum(c.ThinkTimeS), thinkDist)
+	case schedule == plan.ScheduleTrace || c.ThinkTimeS == 0:
 		users = "" // a trace has no users (it replays its own arrivals); without think time users are the concurrency
 	}
 	fmt.Fprintf(w, "Capacity: %s %s (%s), bound by %s, %s; %.2f req/s steady%s\n",

@@ -68,8 +68,12 @@ type StepStats struct {
 	Schedule    string  `json:"schedule"`
 	Concurrency int     `json:"concurrency,omitempty"`
 	Rate        float64 `json:"rate,omitempty"`
-	// Load is Concurrency or Rate (the ladder's x axis).
+	// Users is a users step's population (schedule users): N users with think time.
+	Users int `json:"users,omitempty"`
+	// Load is Concurrency, Users or Rate (the ladder's x axis).
 	Load float64 `json:"load"`
+	// thinkS is a users step's mean think time Z in s (sla.think_time); 0 otherwise.
+	thinkS float64
 
 	Requests int `json:"requests"` // measured (measure + grace) requests
 	// WarmupRequests counts the step's warm-up requests (never in any statistic).
@@ -103,7 +107,9 @@ type StepStats struct {
 	// LittleThroughputRps is the steady-state request throughput in req/s: closed loop
 	// N / R by Little's law (R = mean E2E of successful measured requests, with requests
 	// cut off at the end of the grace period counted for their time in flight), open loop the
-	// rate. Unlike RequestThroughput it excludes the drain tail after the window, when
+	// rate, users step the rate at which its users sent in the measurement window (a
+	// closed population sends as fast as it is answered; its requests in flight are this
+	// × R). Unlike RequestThroughput it excludes the drain tail after the window, when
 	// fewer than N requests are in flight. For a segment analysed from the mix's records
 	// it is MixShare × the mix step's steady-state throughput.
 	LittleThroughputRps float64 `json:"little_throughput_rps"`
@@ -236,7 +242,9 @@ type CurvePoint struct {
 
 // Capacity is the answer: the largest load within the SLA, with its confidence band.
 type Capacity struct {
-	// MaxConcurrencyWithinSLA (closed loop) or MaxRateWithinSLA (open loop, req/s).
+	// MaxConcurrencyWithinSLA (closed loop; for a users ladder the requests in flight at
+	// the capacity point, X · R) or MaxRateWithinSLA (open loop, req/s). For a users
+	// ladder the capacity load, and RangeLow/RangeHigh, are users (UsersWithThinkTime).
 	MaxConcurrencyWithinSLA float64 `json:"max_concurrency_within_sla"`
 	MaxRateWithinSLA        float64 `json:"max_rate_within_sla,omitempty"`
 	// OfferedRateRps (open loop) is the offered rate at the capacity point when the
@@ -292,12 +300,21 @@ type Capacity struct {
 	// RequestThroughput of the steps.
 	ThroughputAtCapacity       float64 `json:"throughput_at_capacity_rps"`
 	OutputTokensPerSAtCapacity float64 `json:"output_tokens_per_s_at_capacity"`
-	// UsersWithThinkTime = X · (R + Z) at capacity; closed loop N + X·Z = N·(R + Z)/R.
+	// UsersWithThinkTime is the users served within the SLA. From a users ladder
+	// (UsersSource measured) it is the capacity load itself: users measured as closed
+	// populations thinking ThinkTimeS on average, and MaxConcurrencyWithinSLA is then
+	// the requests in flight at that point (X · R). From a concurrency or rate ladder
+	// (UsersSource converted) it is the estimate X · (R + Z) at capacity; closed loop
+	// N + X·Z = N·(R + Z)/R.
 	UsersWithThinkTime float64 `json:"users_with_think_time"`
 	// Users is UsersWithThinkTime rounded down (the conservative figure the answer
 	// sentence states); 0 when sizing is not possible.
 	Users      int     `json:"users"`
 	ThinkTimeS float64 `json:"think_time_s"`
+	// UsersSource says where Users come from: UsersMeasured (a users ladder) or
+	// UsersConverted (X · (R + Z) from a concurrency or rate ladder, an estimate); ""
+	// when there are none.
+	UsersSource UsersSource `json:"users_source,omitempty"`
 	// Advice: what to do about the bottleneck (more replicas, faster GPU, engine
 	// settings), in plain words; the report shows it as written.
 	Advice string `json:"advice"`
@@ -442,7 +459,7 @@ type Analysis struct {
 	FormatVersion int    `json:"format_version"`
 	RunID         string `json:"run_id"`
 	ToolVersion   string `json:"tool_version"`
-	// Schedule is concurrency, rate or trace (the ladder's x axis).
+	// Schedule is concurrency, rate, users or trace (the ladder's x axis).
 	Schedule    string            `json:"schedule"`
 	Plan        plan.Plan         `json:"plan"`
 	Constraints []plan.Constraint `json:"sla_constraints"`

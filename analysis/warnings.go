@@ -256,15 +256,19 @@ func analysedSegments(a *Analysis) []SegmentAnalysis {
 	return out
 }
 
-// stepLabel names a step in a sentence: "mix @ 64 concurrency", "chat @ 2.50 req/s".
+// stepLabel names a step in a sentence: "mix @ 64 concurrency", "chat @ 2.50 req/s",
+// "chat @ 200 users".
 func stepLabel(a *Analysis, s *StepStats) string {
 	seg := s.Segment
 	if seg == "" {
 		seg = plan.MixSegment
 	}
 	unit := "concurrency"
-	if a.Schedule == plan.ScheduleRate || a.Schedule == plan.ScheduleTrace {
+	switch a.Schedule {
+	case plan.ScheduleRate, plan.ScheduleTrace:
 		unit = "req/s"
+	case plan.ScheduleUsers:
+		unit = "users"
 	}
 	return fmt.Sprintf("%s @ %s %s", seg, loadWords(s.Load), unit)
 }

@@ -14,6 +14,8 @@ var (
 	TraceFormats = []string{TraceMooncake, TraceAzure}
 	// Arrivals are the accepted Ladder.Arrival values.
 	Arrivals = []string{ArrivalPoisson, ArrivalGamma, ArrivalConstant}
+	// ThinkTimeDists are the accepted Ladder.ThinkTimeDist values.
+	ThinkTimeDists = []string{ThinkExponential, ThinkConstant}
 	// Stats are the accepted SLA statistics, in report order.
 	Stats = []string{"p50", "p90", "p95", "p99", "mean"}
 	// SLAMetrics are the SLA metrics, in report order ("ttft" is the sla.ttft_ms map).
@@ -45,6 +47,7 @@ func defaultValues() map[string]any {
 		"target.simulator.speed_up":               1.0,
 		"ladder.arrival":                          ArrivalPoisson,
 		"ladder.burstiness":                       1.0,
+		"ladder.think_time_dist":                  ThinkExponential,
 		"ladder.per_segment":                      true,
 		"ladder.early_stop.enabled":               true,
 		"ladder.early_stop.factor":                2.0,
@@ -113,6 +116,8 @@ func setDefault(p *Plan, key string, v any) {
 		p.Ladder.Arrival = v.(string)
 	case "ladder.burstiness":
 		p.Ladder.Burstiness = f()
+	case "ladder.think_time_dist":
+		p.Ladder.ThinkTimeDist = v.(string)
 	case "ladder.per_segment":
 		b := v.(bool)
 		p.Ladder.PerSegment = &b

@@ -96,7 +96,7 @@ segments:
 		{"empty ladder", okSegments + "ladder: {duration: 5s}\n",
 			"ladder", "must set ladder.concurrency"},
 		{"both concurrency and rate", okSegments + "ladder: {concurrency: [1], rate: [2], duration: 5s}\n",
-			"ladder.rate", "only one of ladder.concurrency and ladder.rate"},
+			"ladder.rate", "only one of ladder.concurrency, ladder.rate and ladder.users"},
 		{"no window", okSegments + "ladder: {concurrency: [1]}\n",
 			"ladder.duration", "ladder.duration and/or ladder.requests"},
 		{"unknown distribution", `

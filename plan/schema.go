@@ -199,12 +199,32 @@ const (
 	ArrivalConstant = "constant"
 )
 
+// Think-time distributions accepted by Ladder.ThinkTimeDist.
+const (
+	// ThinkExponential draws exponential think times (memoryless users, as in the
+	// classical closed "terminal" model): coefficient of variation 1.
+	ThinkExponential = "exponential"
+	// ThinkConstant makes every think time exactly SLA.ThinkTime.
+	ThinkConstant = "constant"
+)
+
 // Ladder is the sequence of load levels driven for each segment (and the mix).
 type Ladder struct {
 	// Concurrency levels for a closed loop (exactly N requests in flight).
 	Concurrency []int `mapstructure:"concurrency" json:"concurrency,omitempty" yaml:"concurrency,omitempty"`
-	// Rate levels in requests/s for an open loop. Exactly one of Concurrency/Rate.
+	// Rate levels in requests/s for an open loop.
 	Rate []float64 `mapstructure:"rate" json:"rate,omitempty" yaml:"rate,omitempty"`
+	// Users levels for a closed population (ScheduleUsers): N users, each sending a
+	// request, waiting for its answer, thinking for a time drawn from ThinkTimeDist
+	// around SLA.ThinkTime, and sending the next, so the requests in flight fluctuate
+	// as in production. Needs SLA.ThinkTime > 0. Exactly one of Concurrency, Rate and
+	// Users is set.
+	Users []int `mapstructure:"users" json:"users,omitempty" yaml:"users,omitempty"`
+	// ThinkTimeDist is the distribution of a users step's think times, of mean
+	// SLA.ThinkTime: ThinkExponential (the default; "" means it too) or ThinkConstant.
+	// Multi-turn segments pause between the turns of a session by their own
+	// multi_turn.think_time_s instead (this distribution applies between sessions).
+	ThinkTimeDist string `mapstructure:"think_time_dist" json:"think_time_dist,omitempty" yaml:"think_time_dist,omitempty"`
 	// Arrival is poisson (default), gamma or constant; Burstiness is gamma's shape
 	// (1 = Poisson, < 1 burstier).
 	Arrival    string  `mapstructure:"arrival" json:"arrival,omitempty" yaml:"arrival,omitempty"`
@@ -236,6 +256,15 @@ type Ladder struct {
 	EarlyStop EarlyStop `mapstructure:"early_stop" json:"early_stop" yaml:"early_stop"`
 }
 
+// ThinkDist returns the ladder's think-time distribution: ThinkTimeDist, or
+// ThinkExponential when it is empty (a plan built in code).
+func (l Ladder) ThinkDist() string {
+	if l.ThinkTimeDist == "" {
+		return ThinkExponential
+	}
+	return l.ThinkTimeDist
+}
+
 // Warmup is the per-step warm-up: Requests completed and/or Duration elapsed.
 type Warmup struct {
 	Requests int           `mapstructure:"requests" json:"requests,omitempty" yaml:"requests,omitempty"`
@@ -261,8 +290,10 @@ type SLA struct {
 	E2EMs  map[Percentile]float64 `mapstructure:"e2e_ms" json:"e2e_ms,omitempty" yaml:"e2e_ms,omitempty"`
 	// MaxErrorRate is the largest acceptable failed fraction (0..1; default 0.01).
 	MaxErrorRate float64 `mapstructure:"max_error_rate" json:"max_error_rate" yaml:"max_error_rate"`
-	// ThinkTime is the user's pause between requests, used to convert concurrency to
-	// users: N_users = X · (R + Z).
+	// ThinkTime is the user's mean pause between requests, Z. A users ladder
+	// (Ladder.Users) makes its users think this long on average (see
+	// Ladder.ThinkTimeDist); for a concurrency or rate ladder the analysis converts the
+	// capacity to users with it, an estimate: N_users = X · (R + Z).
 	ThinkTime time.Duration `mapstructure:"think_time" json:"think_time_ns" yaml:"think_time"`
 }
 
@@ -329,7 +360,9 @@ const (
 	ScheduleConcurrency = "concurrency"
 	ScheduleRate        = "rate"
 	ScheduleTrace       = "trace"
-	ScheduleUsers       = "users"
+	// ScheduleUsers is a closed population of Step.Users users with think time
+	// (Ladder.Users).
+	ScheduleUsers = "users"
 )
 
 // MixSegment is the Step.Segment name of a step that drives the weighted mix.
@@ -341,11 +374,12 @@ type Step struct {
 	Index int `json:"index"`
 	// Segment is a segment name or "mix".
 	Segment string `json:"segment"`
-	// Schedule is concurrency, rate or trace.
+	// Schedule is concurrency, rate, users or trace.
 	Schedule    string  `json:"schedule"`
 	Concurrency int     `json:"concurrency,omitempty"`
 	Rate        float64 `json:"rate,omitempty"`
-	Users       int     `json:"users,omitempty"`
+	// Users is a users step's population (ScheduleUsers).
+	Users int `json:"users,omitempty"`
 	// Warmup, Duration, Requests, Grace and Cooldown as in Ladder.
 	Warmup   Warmup        `json:"warmup"`
 	Duration time.Duration `json:"duration_ns"`
@@ -356,10 +390,13 @@ type Step struct {
 	Estimated time.Duration `json:"estimated_ns"`
 }
 
-// Load returns the step's load level: concurrency, or rate in req/s.
+// Load returns the step's load level: concurrency, users, or rate in req/s.
 func (s Step) Load() float64 {
-	if s.Schedule == ScheduleConcurrency {
+	switch s.Schedule {
+	case ScheduleConcurrency:
 		return float64(s.Concurrency)
+	case ScheduleUsers:
+		return float64(s.Users)
 	}
 	return s.Rate
 }

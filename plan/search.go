@@ -139,7 +139,7 @@ func (p *Plan) checkSearch(ps *problems) {
 		ps.add("sla.think_time", p.SLA.ThinkTime, "must be > 0 when ladder.search.over is users (each user thinks this long on average between requests)")
 	}
 	l := p.Ladder
-	for name, n := range map[string]int{"concurrency": len(l.Concurrency), "rate": len(l.Rate)} {
+	for name, n := range map[string]int{"concurrency": len(l.Concurrency), "rate": len(l.Rate), "users": len(l.Users)} {
 		if n > 0 {
 			ps.add("ladder."+name, raw(fmt.Sprintf("%d levels", n)),
 				"set either ladder.search or a fixed list of levels (ladder.%s), not both", name)

@@ -36,6 +36,9 @@ func (p *Plan) Steps() []Step {
 		for _, r := range p.Ladder.Rate {
 			steps = append(steps, p.newStep(len(steps), name, ScheduleRate, 0, r))
 		}
+		for _, u := range p.Ladder.Users {
+			steps = append(steps, p.newUsersStep(len(steps), name, u))
+		}
 	}
 	return steps
 }
@@ -66,6 +69,14 @@ func (p *Plan) newStep(i int, seg, sched string, c int, r float64) Step {
 	return s
 }
 
+// newUsersStep is the users step of segment seg with u users.
+func (p *Plan) newUsersStep(i int, seg string, u int) Step {
+	s := p.newStep(i, seg, ScheduleUsers, 0, 0)
+	s.Users = u
+	s.Estimated = p.EstimateStep(s)
+	return s
+}
+
 // Rough latency model behind the estimates: a request takes
 // estTTFT + prompt tokens × estPrefillPerToken + output tokens × estITL.
 // For the embedded simulator the times are divided by its speed_up.
@@ -84,7 +95,9 @@ const (
 // trace can be read; else it takes Duration (one minute when 0).
 // The window is Duration, or the time Requests take (requests / rate for open loops;
 // requests × E2E / in-flight slots for closed loops, slots capped by the simulator's
-// max_num_seqs), whichever ends first. Warm-up takes the longer of its duration and its
+// max_num_seqs; requests / throughput for users steps, where each of the N users sends
+// one request every E2E + think time, X = N / (E2E + Z), at most slots / E2E),
+// whichever ends first. Warm-up takes the longer of its duration and its
 // requests' time; grace is at most one request's E2E (scaled by concurrency / slots when
 // a closed loop queues on the simulator). The latency model is deliberately
 // rough (tens of ms per request plus ~12–20 ms per output token): it sizes a plan, it is
@@ -99,6 +112,10 @@ func (p *Plan) EstimateStep(s Step) time.Duration {
 		case ScheduleRate:
 			if s.Rate > 0 {
 				return time.Duration(float64(n) / s.Rate * float64(time.Second))
+			}
+		case ScheduleUsers:
+			if x := p.usersThroughput(s, e2e); x > 0 {
+				return time.Duration(float64(n) / x * float64(time.Second))
 			}
 		case ScheduleConcurrency:
 			slots := s.Concurrency
@@ -138,6 +155,21 @@ func (p *Plan) EstimateStep(s Step) time.Duration {
 	}
 	grace := min(s.Grace, inFlight)
 	return warm + window + grace + s.Cooldown
+}
+
+// usersThroughput is a users step's rough throughput in req/s: each user sends a
+// request every E2E + think time, X = users / (E2E + Z), and the simulator serves at
+// most max_num_seqs / E2E.
+func (p *Plan) usersThroughput(s Step, e2e time.Duration) float64 {
+	cycle := (e2e + p.SLA.ThinkTime).Seconds()
+	if s.Users <= 0 || cycle <= 0 {
+		return 0
+	}
+	x := float64(s.Users) / cycle
+	if slots := p.Target.Simulator.MaxNumSeqs; p.Target.IsSimulator() && slots > 0 && e2e > 0 {
+		x = math.Min(x, float64(slots)/e2e.Seconds())
+	}
+	return x
 }
 
 // traceSpan is the span of segment name's trace; ok is false for a segment without a

@@ -121,7 +121,7 @@ func (p *Plan) checkCaptureSteps(ps *problems) {
 // ladderLoads describes the loads of seg's steps, e.g. "the ladder's loads are
 // concurrency 2, 8, 16".
 func ladderLoads(steps []Step, seg string) string {
-	var conc, rate []string
+	var conc, rate, users []string
 	trace := false
 	for _, s := range steps {
 		if !strings.EqualFold(s.Segment, seg) {
@@ -132,6 +132,8 @@ func ladderLoads(steps []Step, seg string) string {
 			conc = append(conc, fmt.Sprint(s.Concurrency))
 		case ScheduleTrace:
 			trace = true
+		case ScheduleUsers:
+			users = append(users, fmt.Sprint(s.Users))
 		default:
 			rate = append(rate, fmt.Sprintf("%g", s.Rate))
 		}
@@ -142,6 +144,9 @@ func ladderLoads(steps []Step, seg string) string {
 	}
 	if len(rate) > 0 {
 		parts = append(parts, "rate "+strings.Join(rate, ", ")+" req/s")
+	}
+	if len(users) > 0 {
+		parts = append(parts, "users "+strings.Join(users, ", ")+" (name the segment alone to capture a users step)")
 	}
 	if trace {
 		parts = append(parts, "one trace step (name the segment alone to capture it)")

@@ -30,12 +30,7 @@ func (p *Plan) needsLadder() bool {
 
 func (p *Plan) checkLadder(ps *problems) {
 	l := p.Ladder
-	switch {
-	case len(l.Concurrency) > 0 && len(l.Rate) > 0:
-		ps.add("ladder.rate", l.Rate, "set only one of ladder.concurrency and ladder.rate")
-	case len(l.Concurrency) == 0 && len(l.Rate) == 0 && l.Search == nil && p.needsLadder():
-		ps.add("ladder", raw("an empty ladder"), "must set ladder.concurrency (e.g. [1, 2, 4, 8]), ladder.rate (req/s) or ladder.search")
-	}
+	p.checkLadderLevels(ps)
 	p.checkSearch(ps)
 	for i, c := range l.Concurrency {
 		positiveInt(ps, fmt.Sprintf("ladder.concurrency[%d]", i), c)
@@ -45,6 +40,7 @@ func (p *Plan) checkLadder(ps *problems) {
 			ps.add(fmt.Sprintf("ladder.rate[%d]", i), r, "must be > 0 (req/s)")
 		}
 	}
+	p.checkUsers(ps)
 	if !slices.Contains(Arrivals, l.Arrival) {
 		ps.add("ladder.arrival", l.Arrival, "%s", oneOf(Arrivals))
 	}
@@ -72,6 +68,54 @@ func (p *Plan) checkLadder(ps *problems) {
 	}
 }
 
+// checkLadderLevels requires exactly one of ladder.concurrency, ladder.rate and
+// ladder.users when some step uses the ladder's levels (at most one otherwise).
+func (p *Plan) checkLadderLevels(ps *problems) {
+	l := p.Ladder
+	var set []string
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"concurrency", len(l.Concurrency)}, {"rate", len(l.Rate)}, {"users", len(l.Users)}} {
+		if f.n > 0 {
+			set = append(set, "ladder."+f.name)
+		}
+	}
+	switch {
+	case len(set) > 1:
+		ps.add(set[len(set)-1], raw(strings.Join(set, " and ")),
+			"set only one of ladder.concurrency, ladder.rate and ladder.users (a ladder has one schedule)")
+	case len(set) == 0 && l.Search == nil && p.needsLadder():
+		ps.add("ladder", raw("an empty ladder"), "must set ladder.concurrency (e.g. [1, 2, 4, 8]), ladder.rate (req/s), "+
+			"ladder.users (e.g. [10, 50, 100], with sla.think_time) or ladder.search (e.g. {over: concurrency})")
+	}
+}
+
+// checkUsers checks a users ladder: levels ≥ 1 and distinct, a think time to think
+// (sla.think_time > 0) and a known ladder.think_time_dist.
+func (p *Plan) checkUsers(ps *problems) {
+	l := p.Ladder
+	seen := map[int]int{}
+	for i, u := range l.Users {
+		path := fmt.Sprintf("ladder.users[%d]", i)
+		if u < 1 {
+			ps.add(path, u, "must be >= 1 (users)")
+			continue
+		}
+		if j, dup := seen[u]; dup {
+			ps.add(path, u, "must not repeat ladder.users[%d]", j)
+			continue
+		}
+		seen[u] = i
+	}
+	if len(l.Users) > 0 && p.SLA.ThinkTime <= 0 {
+		ps.add("sla.think_time", p.SLA.ThinkTime, "must be > 0 with ladder.users (each user thinks this long on average between requests)")
+	}
+	if l.ThinkTimeDist != "" && !slices.Contains(ThinkTimeDists, l.ThinkTimeDist) {
+		ps.add("ladder.think_time_dist", l.ThinkTimeDist, "%s", oneOf(ThinkTimeDists))
+	}
+}
+
 // slaMaps returns the SLA latency maps by metric, in SLAMetrics order.
 func (s SLA) slaMaps() []map[string]float64 {
 	return []map[string]float64{s.TTFTMs, s.TTFOMs, s.ITLMs, s.E2EMs}
@@ -93,7 +137,9 @@ func (p *Plan) checkSLA(ps *problems) {
 	if r := p.SLA.MaxErrorRate; r < 0 || r > 1 {
 		ps.add("sla.max_error_rate", r, "must be between 0 and 1 (a fraction)")
 	}
-	nonNegDur(ps, "sla.think_time", p.SLA.ThinkTime)
+	if len(p.Ladder.Users) == 0 { // a users ladder needs it > 0 (checkUsers)
+		nonNegDur(ps, "sla.think_time", p.SLA.ThinkTime)
+	}
 }
 
 func sortedKeys(m map[string]float64) []string {

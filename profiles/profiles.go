@@ -170,11 +170,15 @@ func (c *Capturer) beforeKnee(step plan.Step, runDir string) bool {
 }
 
 // StepDir returns the capture directory of step relative to the run directory:
-// profiles/step-NNN-<segment>-c<concurrency> or -r<rate>.
+// profiles/step-NNN-<segment>-c<concurrency>, -u<users> or -r<rate>.
 func StepDir(step plan.Step) string {
 	seg := unsafeChars.ReplaceAllString(step.Segment, "_")
 	load := fmt.Sprintf("c%d", step.Concurrency)
-	if step.Schedule != plan.ScheduleConcurrency {
+	switch step.Schedule {
+	case plan.ScheduleConcurrency:
+	case plan.ScheduleUsers:
+		load = fmt.Sprintf("u%d", step.Users)
+	default:
 		load = "r" + strings.ReplaceAll(fmt.Sprintf("%g", step.Rate), ".", "p")
 	}
 	return filepath.Join("profiles", fmt.Sprintf("step-%03d-%s-%s", step.Index, seg, load))
@@ -182,10 +186,14 @@ func StepDir(step plan.Step) string {
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
-// phaseOf is the root frame of a step's pprof stacks, e.g. "chat c=32" or "chat r=2.5/s".
+// phaseOf is the root frame of a step's pprof stacks, e.g. "chat c=32", "chat u=200"
+// or "chat r=2.5/s".
 func phaseOf(step plan.Step) string {
-	if step.Schedule == plan.ScheduleConcurrency {
+	switch step.Schedule {
+	case plan.ScheduleConcurrency:
 		return fmt.Sprintf("%s c=%d", step.Segment, step.Concurrency)
+	case plan.ScheduleUsers:
+		return fmt.Sprintf("%s u=%d", step.Segment, step.Users)
 	}
 	return fmt.Sprintf("%s r=%g/s", step.Segment, step.Rate)
 }

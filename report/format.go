@@ -31,26 +31,41 @@ func isRate(a *analysis.Analysis) bool {
 	return a.Schedule == plan.ScheduleRate || a.Schedule == plan.ScheduleTrace
 }
 
-// loadLabel is the x-axis label of a ladder: "concurrency" or "request rate (req/s)".
+// isUsers reports whether the run's ladder x axis is users (a users ladder: closed
+// populations with think time).
+func isUsers(a *analysis.Analysis) bool { return a.Schedule == plan.ScheduleUsers }
+
+// loadLabel is the x-axis label of a ladder: "concurrency", "request rate (req/s)" or
+// "users (with think time)".
 func loadLabel(a *analysis.Analysis) string {
-	if isRate(a) {
+	switch {
+	case isRate(a):
 		return "request rate (req/s)"
+	case isUsers(a):
+		return "users (each thinking " + num(a.Plan.SLA.ThinkTime.Seconds(), 1) + " s between requests)"
 	}
 	return "concurrency (requests in flight)"
 }
 
 // loadName is the short name of the load unit, for sentences and table headers.
 func loadName(a *analysis.Analysis) string {
-	if isRate(a) {
+	switch {
+	case isRate(a):
 		return "req/s"
+	case isUsers(a):
+		return "users"
 	}
 	return "concurrency"
 }
 
-// capacityLoad is a capacity's load level on the ladder's axis (NaN when unknown).
+// capacityLoad is a capacity's load level on the ladder's axis (NaN when unknown):
+// users for a users ladder, the rate for an open loop, else the concurrency.
 func capacityLoad(a *analysis.Analysis, c analysis.Capacity) float64 {
 	v := c.MaxConcurrencyWithinSLA
-	if isRate(a) && c.MaxRateWithinSLA > 0 {
+	switch {
+	case c.UsersSource == analysis.UsersMeasured:
+		v = c.UsersWithThinkTime
+	case isRate(a) && c.MaxRateWithinSLA > 0:
 		v = c.MaxRateWithinSLA
 	}
 	if !finite(v) || v <= 0 {

@@ -10,10 +10,13 @@ import (
 // capacitySection is every segment's capacity and the what-if sizing table.
 func capacitySection(in *input) []core.Row {
 	a := in.a
+	users := "Users per replica convert it with the think time (users = X · (R + Z), an estimate, rounded down to whole users)"
+	if isUsers(a) {
+		users = "Users per replica are that capacity, measured with users thinking between requests (rounded down to whole users)"
+	}
 	rows := []core.Row{heading("Capacity"),
-		para(fmt.Sprintf("Capacity is the largest %s at which every SLA constraint holds (%s). Users per replica convert it with the think time "+
-			"(users = X · (R + Z), rounded down to whole users); replicas = ⌈target users ÷ (users per replica × (1 − headroom))⌉ with headroom %s.",
-			loadName(a), constraintsText(a.Constraints), shareText(headroom(a))))}
+		para(fmt.Sprintf("Capacity is the largest %s at which every SLA constraint holds (%s). %s; replicas = ⌈target users ÷ (users per replica × (1 − headroom))⌉ with headroom %s.",
+			loadName(a), constraintsText(a.Constraints), users, shareText(headroom(a))))}
 	var data [][]string
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity

@@ -87,6 +87,17 @@ func errorsTable(e analysis.ErrorSummary) []core.Row {
 	return append(rows, textTable([]string{"error class", "count", "sample message"}, []int{5, 3, 16}, data)...)
 }
 
+// thinkTimeText states the think time and how users are counted: measured by a users
+// ladder, or estimated from the capacity (users = throughput × (latency + think time)).
+func thinkTimeText(a *analysis.Analysis) string {
+	z := num(a.Plan.SLA.ThinkTime.Seconds(), 1)
+	if isUsers(a) {
+		return fmt.Sprintf("Think time between a user's requests: %s s on average (%s). Users are measured: each step drove that many users, "+
+			"each waiting for its answer and then thinking before its next request.", z, a.Plan.Ladder.ThinkDist())
+	}
+	return fmt.Sprintf("Think time between a user's requests: %s s (users are estimated: throughput × (latency + think time)).", z)
+}
+
 // workloadSection states the SLA, the segments and their mix weights, and the ladder.
 func workloadSection(in *input) []core.Row {
 	a := in.a
@@ -102,8 +113,7 @@ func workloadSection(in *input) []core.Row {
 	}
 	sla = append(sla, []string{"error rate", "all requests", "≤ " + pct(maxErr)})
 	rows = append(rows, table([]string{"metric", "statistic", "threshold"}, []int{8, 8, 8}, sla)...)
-	rows = append(rows, para(fmt.Sprintf("Think time between a user's requests: %s s (users = throughput × (latency + think time)).",
-		num(p.SLA.ThinkTime.Seconds(), 1))))
+	rows = append(rows, para(thinkTimeText(a)))
 	rows = append(rows, subheading("Segments and mix"))
 	var segs [][]string
 	var planWeights []float64

@@ -27,11 +27,24 @@ func keyNumbers(a *analysis.Analysis) []keyValue {
 		{"Binding constraint", orDash(c.LimitingConstraint)},
 		{"Bottleneck", orDash(c.Bottleneck)},
 		{"Throughput at capacity", throughputText(c)},
-		{"Users per replica (think time " + num(c.ThinkTimeS, 1) + " s)", capacityUsersText(c)},
+		{usersLabel(c), capacityUsersText(c)},
 		{"Headline source", src},
 		{"SLA", constraintsText(a.Constraints)},
 	}
 	return kv
+}
+
+// usersLabel labels the users-per-replica figure with where it comes from: "Users per
+// replica (measured, think time 10 s)" or "(estimated: X · (R + Z), think time 10 s)".
+func usersLabel(c analysis.Capacity) string {
+	z := "think time " + num(c.ThinkTimeS, 1) + " s"
+	switch c.UsersSource {
+	case analysis.UsersMeasured:
+		return "Users per replica (measured, " + z + ")"
+	case analysis.UsersConverted:
+		return "Users per replica (estimated: X · (R + Z), " + z + ")"
+	}
+	return "Users per replica (" + z + ")"
 }
 
 // throughputText is the throughput at capacity in req/s and output tokens/s ("–"

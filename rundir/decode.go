@@ -131,6 +131,8 @@ func (d *decoder) field(r *Record, key, b []byte, i int) (int, error) {
 		return intInto(b, i, &r.Step)
 	case "concurrency":
 		return intInto(b, i, &r.Concurrency)
+	case "users":
+		return intInto(b, i, &r.Users)
 	case "turn":
 		return intInto(b, i, &r.Turn)
 	case "intended_prompt_tokens":

@@ -48,15 +48,16 @@ type Record struct {
 	Segment     string  `json:"segment"`                // the segment this request was drawn from
 	StepSegment string  `json:"step_segment,omitempty"` // the step's segment ("mix" for mix steps)
 	Step        int     `json:"step"`
-	Schedule    string  `json:"schedule"` // concurrency | rate | trace
+	Schedule    string  `json:"schedule"` // concurrency | rate | users | trace
 	Concurrency int     `json:"concurrency,omitempty"`
-	Rate        float64 `json:"rate,omitempty"` // req/s
-	Phase       string  `json:"phase"`          // warmup | measure | grace
+	Rate        float64 `json:"rate,omitempty"`  // req/s
+	Users       int     `json:"users,omitempty"` // a users step's population
+	Phase       string  `json:"phase"`           // warmup | measure | grace
 	RequestID   string  `json:"request_id"`
 	SessionID   string  `json:"session_id"`
 	Turn        int     `json:"turn"`
 
-	ScheduledNs  int64 `json:"scheduled_ns"`   // open loop: the scheduled send time
+	ScheduledNs  int64 `json:"scheduled_ns"`   // open loop: the scheduled send time; users: when the user's think ended
 	SentNs       int64 `json:"sent_ns"`        // request written
 	FirstTokenNs int64 `json:"first_token_ns"` // first content/reasoning event read
 	EndNs        int64 `json:"end_ns"`         // last content/reasoning event read
@@ -69,7 +70,7 @@ type Record struct {
 	ITLMs *float64 `json:"itl_ms"`
 	// E2EMs: sent → last content/reasoning event.
 	E2EMs *float64 `json:"e2e_ms"`
-	// ScheduleLagMs: sent − scheduled (open loop), the client's own lateness.
+	// ScheduleLagMs: sent − scheduled (open loop, users), the client's own lateness.
 	ScheduleLagMs *float64 `json:"schedule_lag_ms,omitempty"`
 	// ICLMs: gaps between consecutive content-bearing events (only with --save-icl).
 	ICLMs []float64 `json:"icl_ms,omitempty"`

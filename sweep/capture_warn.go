@@ -41,6 +41,9 @@ func stepLoadLabel(st plan.Step) string {
 	if st.Schedule == plan.ScheduleConcurrency {
 		return fmt.Sprintf("c=%d", st.Concurrency)
 	}
+	if st.Schedule == plan.ScheduleUsers {
+		return fmt.Sprintf("u=%d", st.Users)
+	}
 	return fmt.Sprintf("r=%g/s", st.Rate)
 }
 

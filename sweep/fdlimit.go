@@ -13,13 +13,18 @@ const fdMargin = 64
 
 // fdsNeeded is the file descriptors a sweep of steps needs: one connection per
 // in-flight request (twice for the in-process simulator, which holds the server side
-// too) plus fdMargin. Uncapped open-loop steps count ceil(rate) in flight (a request
-// per second in flight each), a floor rather than a bound.
+// too) plus fdMargin. A users step counts every user (all of them may be in flight at
+// once). Uncapped open-loop steps count ceil(rate) in flight (a request per second in
+// flight each), a floor rather than a bound.
 func fdsNeeded(steps []plan.Step, ladder plan.Ladder, simulator bool) int {
 	most := 0
 	for _, st := range steps {
 		n := st.Concurrency
-		if st.Schedule != plan.ScheduleConcurrency {
+		switch st.Schedule {
+		case plan.ScheduleConcurrency:
+		case plan.ScheduleUsers:
+			n = st.Users // at most every user in flight at once
+		default:
 			n = int(math.Ceil(st.Rate))
 			if ladder.MaxConcurrency > 0 {
 				n = ladder.MaxConcurrency

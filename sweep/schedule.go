@@ -31,6 +31,67 @@ func (s *stepRun) closedLoop(n int) {
 	wg.Wait()
 }
 
+// usersLoop drives a closed population of n users (a users step): each user first
+// waits the residual of a think time (thinker.first, so users do not start in
+// lock-step), then loops: claim a send, send, wait for the answer, think, repeat. A
+// think time is drawn from ladder.think_time_dist with mean sla.think_time between
+// sessions; inside a multi-turn session the user waits the session's own
+// multi_turn.think_time_s before its next turn, and thinks the SLA think time only
+// after the session's last turn (or a failed turn, which ends the session). The
+// requests in flight are those of the users not thinking, so they fluctuate. Each
+// request's scheduled time (scheduled_ns) is when its user's think ended; a think is
+// cut short when the window closes (sendCtx).
+func (s *stepRun) usersLoop(n int) {
+	var wg sync.WaitGroup
+	for u := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.user(u)
+		}()
+	}
+	wg.Wait()
+}
+
+// user is one user of a users step (see usersLoop).
+func (s *stepRun) user(u int) {
+	th := newThinker(s.rn.plan, s.st, u)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	at := time.Now().Add(th.first())
+	var sess *session // the open multi-turn session, nil between sessions
+	for k := 0; ; {
+		if d := time.Until(at); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-timer.C:
+			case <-s.sendCtx.Done():
+				return
+			}
+		}
+		if s.sendCtx.Err() != nil {
+			return
+		}
+		phase, ok := s.claim()
+		if !ok {
+			return
+		}
+		if sess == nil {
+			k++
+		}
+		j := s.wl.userJob(u, k, sess)
+		rec := s.newRecord(j, phase)
+		s.execute(j, rec, at)
+		sess = nil
+		if next, more := j.sess.nextTurn(rec.OK()); more {
+			sess, at = j.sess, next
+			continue
+		}
+		at = time.Now().Add(th.next())
+	}
+}
+
 // arrivalFunc returns the k-th arrival's offset from the step origin and its job (nil:
 // draw one from the workload), or false when the schedule has ended.
 type arrivalFunc func(k int) (offset time.Duration, j *job, ok bool)

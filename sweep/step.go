@@ -36,7 +36,8 @@ type stepResult struct {
 }
 
 // stepRun drives one step: warm-up, measurement window, grace period. Requests are sent
-// by a closed loop (concurrency), an open loop (rate) or a trace timeline.
+// by a closed loop (concurrency), a closed population of users with think time
+// (users), an open loop (rate) or a trace timeline.
 //
 // Phase rules: a request's phase is the stage at which it was claimed (scheduled):
 // warm-up or measure. A measure request that finishes after the window closed is
@@ -137,14 +138,14 @@ func (s *stepRun) newRecord(j *job, phase string) *rundir.Record {
 	n := s.seq.Add(1) - 1
 	return &rundir.Record{
 		RunID: s.rn.runID, Segment: j.seg.name, StepSegment: s.st.Segment, Step: s.st.Index,
-		Schedule: s.st.Schedule, Concurrency: s.st.Concurrency, Rate: s.st.Rate, Phase: phase,
+		Schedule: s.st.Schedule, Concurrency: s.st.Concurrency, Rate: s.st.Rate, Users: s.st.Users, Phase: phase,
 		RequestID: fmt.Sprintf("s%04d-r%06d", s.st.Index, n), SessionID: j.sess.id, Turn: j.turn,
 		IntendedPromptTokens: j.intendedP, IntendedOutputTokens: j.intendedO,
 	}
 }
 
-// execute sends j and records the outcome. scheduled is the open-loop send time (zero
-// for a closed loop).
+// execute sends j and records the outcome. scheduled is the intended send time: the
+// open loop's schedule, or when a user's think ended (zero for a closed loop).
 func (s *stepRun) execute(j *job, rec *rundir.Record, scheduled time.Time) {
 	if !scheduled.IsZero() {
 		rec.ScheduledNs = unixNs(scheduled)
@@ -343,6 +344,8 @@ func (s *stepRun) sender() {
 	switch s.st.Schedule {
 	case plan.ScheduleConcurrency:
 		s.closedLoop(max(s.st.Concurrency, 1))
+	case plan.ScheduleUsers:
+		s.usersLoop(max(s.st.Users, 1))
 	case plan.ScheduleTrace:
 		rows := s.trace.trace.rows
 		s.openLoop(func(k int) (time.Duration, *job, bool) {

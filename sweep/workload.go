@@ -143,6 +143,9 @@ type session struct {
 	history []ChatMessage
 	words   int // words in history
 	readyAt time.Time
+	// user: the session belongs to one user of a users step (userJob), who waits out
+	// its think time itself; done then leaves it out of the ready heap.
+	user bool
 }
 
 // job is one request to send.
@@ -196,6 +199,12 @@ func (w *workload) newSession() *session {
 	id := w.nextSess
 	w.nextSess++
 	r := seededRand(w.seed, uint64(w.step), uint64(id))
+	return w.sessionWith(fmt.Sprintf("s%04d-u%06d", w.step, id), r)
+}
+
+// sessionWith starts a session named id whose segment (by weight) and content are
+// drawn from r.
+func (w *workload) sessionWith(id string, r *rand.Rand) *session {
 	seg := w.segs[0]
 	if len(w.segs) > 1 {
 		x := r.Float64() * w.total
@@ -206,7 +215,7 @@ func (w *workload) newSession() *session {
 			}
 		}
 	}
-	return &session{id: fmt.Sprintf("s%04d-u%06d", w.step, id), seg: seg, rng: r}
+	return &session{id: id, seg: seg, rng: r}
 }
 
 // build draws the next turn of s as a job.
@@ -236,7 +245,8 @@ func (w *workload) build(s *session) *job {
 }
 
 // done tells the workload j finished with answer; a session with turns left becomes
-// ready again after its think time. A failed turn ends the session.
+// ready again after its think time (readyAt): in the ready heap, or, for a user's
+// session, for its user to continue (session.nextTurn). A failed turn ends the session.
 func (w *workload) done(j *job, answer string, ok bool, now time.Time) {
 	s := j.sess
 	if !ok || s.turn >= s.seg.turns {
@@ -251,7 +261,9 @@ func (w *workload) done(j *job, answer string, ok bool, now time.Time) {
 		think = max(s.seg.think.sample(s.rng), 0)
 	}
 	s.readyAt = now.Add(time.Duration(think * float64(time.Second)))
-	heap.Push(&w.ready, s)
+	if !s.user {
+		heap.Push(&w.ready, s)
+	}
 }
 
 // sessionHeap orders sessions by readyAt.

@@ -80,6 +80,10 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 		}
 		fmt.Fprintf(w, "SLA: %s, error rate ≤ %g\n", strings.Join(parts, ", "), p.SLA.MaxErrorRate)
 	}
+	if len(p.Ladder.Users) > 0 {
+		fmt.Fprintf(w, "users: a closed population; each user thinks %s on average (%s) between requests\n",
+			p.SLA.ThinkTime, p.Ladder.ThinkDist())
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "STEP\tSEGMENT\tSCHEDULE\tLOAD\tWARM-UP\tWINDOW\tESTIMATE"
@@ -180,6 +184,8 @@ func loadText(s plan.Step) string {
 		return strconv.Itoa(s.Concurrency)
 	case plan.ScheduleRate:
 		return strconv.FormatFloat(s.Rate, 'g', -1, 64) + " req/s"
+	case plan.ScheduleUsers:
+		return strconv.Itoa(s.Users) + " users"
 	}
 	return "trace"
 }
