@@ -112,7 +112,10 @@ func usersHeadline(a *Analysis, c Capacity) (load, note string) {
 	if a.Plan.Ladder.ThinkDist() == plan.ThinkConstant {
 		think = "exactly " + z + " s"
 	}
-	note = "measured: closed populations of users, each waiting for its answer and then thinking " + think
+	note = "closed populations of users, each waiting for its answer and then thinking " + think
+	if c.Method == MethodMeasured {
+		note = "measured: " + note
+	}
 	return load, note
 }
 
