@@ -36,8 +36,10 @@ func simulated(ms, s float64) time.Duration {
 // latency = 223 ms + 102 × 10.67 ms). The ladder is the article's concurrency 1 and 50
 // with 2 and 4 between them, so that the queueing model has three steady steps to fit.
 // Every step has the article's 60 s window and a 30 s grace period (AIPerf's default),
-// and no warm-up: the article's warm-up requests finished before its window opened, so
-// its window began with a fresh wave of 50 requests, as a step of its own does here.
+// and no warm-up: the article's 41.7 s mean fits a window that opens on a fresh wave of
+// 50 requests (AIPerf warms up in a phase of its own), whose TTFTs spread from 0.2 to
+// 64 s, while llmcap's warm-up runs straight into the window, where every request would
+// wait behind 49 others (≈ 64 s).
 func seedOneSlotPlan(t *testing.T) *plan.Plan {
 	t.Helper()
 	cat, err := filepath.Abs(filepath.Join("testdata", "seed000-catalog.yaml"))
