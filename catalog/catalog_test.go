@@ -49,7 +49,7 @@ func TestEmbeddedEntries(t *testing.T) {
 		t.Errorf("llama-3.1-8b weights %g B", m.WeightBytes())
 	}
 	gpus, models := c.Names()
-	if len(gpus) != 9 || gpus[0] != "A100-80GB" || gpus[8] != "cpu-slow" || len(models) != 9 || models[0] != "stories-260k" {
+	if len(gpus) != 9 || gpus[0] != "A100-80GB" || gpus[8] != "cpu-slow" || len(models) != 10 || models[0] != "stories-260k" {
 		t.Errorf("names %v %v", gpus, models)
 	}
 	if _, ok := c.GPU("h100-sxm"); ok {
@@ -69,7 +69,7 @@ func TestDefaultIsACopy(t *testing.T) {
 	a.GPUs[0].BF16TFLOPS = 1
 	a.Models = nil
 	b, _ := Default()
-	if b.GPUs[0].BF16TFLOPS != 312 || len(b.Models) != 9 {
+	if b.GPUs[0].BF16TFLOPS != 312 || len(b.Models) != 10 {
 		t.Errorf("Default changed: A100 %g TFLOPS, %d models", b.GPUs[0].BF16TFLOPS, len(b.Models))
 	}
 }
@@ -99,7 +99,7 @@ func TestOverrideMerges(t *testing.T) {
 		t.Errorf("X1 = %+v (%v, %v)", x, ok, x.Validate())
 	}
 	gpus, models := c.Names()
-	if len(gpus) != 10 || gpus[9] != "X1" || !slices.Contains(gpus, "B200") || len(models) != 10 || models[9] != "tiny" {
+	if len(gpus) != 10 || gpus[9] != "X1" || !slices.Contains(gpus, "B200") || len(models) != 11 || models[10] != "tiny" {
 		t.Errorf("names %v %v", gpus, models)
 	}
 	if d, _ := Default(); d.GPUs[2].BF16TFLOPS != 989.4 {

@@ -44,11 +44,13 @@ type Server struct {
 	speedUp  float64
 	start    time.Time
 
-	mu      sync.Mutex // guards sched, metrics, lateness
+	mu      sync.Mutex // guards sched, metrics, lateness, lastArrival
 	sched   *Scheduler
 	metrics *metrics
 	late    latenessStats
 	nextID  uint64
+	// lastArrival is the virtual arrival time of the latest request submitted.
+	lastArrival time.Duration
 
 	wake   chan struct{}
 	cancel context.CancelFunc
