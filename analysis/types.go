@@ -13,9 +13,11 @@ import (
 const FileAnalysis = "analysis.json"
 
 // FormatVersion is the version of analysis.json this package writes
-// (Analysis.FormatVersion): 2 has typed warnings (objects with kind, segment, step and
-// message); files without it (0) hold plain-string warnings and should be re-analysed.
-const FormatVersion = 2
+// (Analysis.FormatVersion): 3 gives the capacity a range (bracket or prediction
+// interval) apart from its resampling noise, and segments their capacity search; 2 had
+// typed warnings (objects with kind, segment, step and message) and a bootstrap band;
+// files without it (0) hold plain-string warnings. Older files should be re-analysed.
+const FormatVersion = 3
 
 // Regime is the bottleneck a step or a segment is in.
 type Regime string

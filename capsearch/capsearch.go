@@ -219,8 +219,9 @@ func mispredictions(trials []Trial) int {
 }
 
 // inside is the next load within the bracket (pass, fail): the model's predicted
-// capacity, or the load just past pass (or just below fail) the prediction confirms;
-// bisection when the model is unidentified or mispredicted twice.
+// capacity, or the load just past pass when the model puts the capacity at pass;
+// bisection when the model is unidentified, contradicts the bracket (predicts the
+// failing load passes) or has mispredicted twice.
 func inside(cfg plan.Search, trials []Trial, pass, fail float64, g Guide) (float64, bool) {
 	if !g.OK || g.Capacity <= 0 || mispredictions(trials) >= 2 {
 		return bisect(cfg, pass, fail), false
@@ -233,8 +234,8 @@ func inside(cfg plan.Search, trials []Trial, pass, fail float64, g Guide) (float
 	switch {
 	case c <= pass: // the model says pass is the capacity: confirm the load above it
 		c = pass + step
-	case c >= fail: // the model expects fail to pass: try just below it
-		c = fail - step
+	case c >= fail: // the model expects the failing load to pass: it does not know this bracket
+		return bisect(cfg, pass, fail), false
 	}
 	c = round(cfg, c)
 	if c <= pass || c >= fail {

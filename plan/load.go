@@ -65,10 +65,14 @@ func Load(path string, overrides map[string]any) (*Plan, error) {
 			envProbs = append(envProbs, *fe)
 		}
 	}
+
 	var p Plan
 	var probs problems
 	if err := v.UnmarshalExact(&p, viper.DecodeHook(decodeHook())); err != nil {
 		probs = decodeProblems(err)
+	}
+	if levelsReplaceSearch(overrides) {
+		p.Ladder.Search = nil
 	}
 	if p.Name == "" && path != "" {
 		p.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -87,6 +91,25 @@ func Load(path string, overrides map[string]any) (*Plan, error) {
 		return nil, &ValidationError{File: path, Problems: probs}
 	}
 	return &p, nil
+}
+
+// levelsReplaceSearch reports whether overrides give the ladder fixed levels
+// (ladder.concurrency, ladder.rate or ladder.users, non-empty) and none sets the search:
+// the file's ladder.search is then dropped — the override wins, as any override does,
+// instead of clashing with it.
+func levelsReplaceSearch(overrides map[string]any) bool {
+	levels := false
+	for k, val := range overrides {
+		if strings.HasPrefix(k, "ladder.search") {
+			return false
+		}
+		if k == "ladder.concurrency" || k == "ladder.rate" || k == "ladder.users" {
+			if l, ok := val.([]any); !ok || len(l) > 0 {
+				levels = true
+			}
+		}
+	}
+	return levels
 }
 
 // decodeHook converts strings to durations and comma-separated strings (from the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +45,7 @@ func TestReportReanalysesOldFormat(t *testing.T) {
 	backdate(t, dir, time.Now().Add(-time.Hour))
 	r := llmcap(t, nil, "report", dir, "--format", "md")
 	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
-	if r.code != 0 || !strings.Contains(r.stderr, "analysis.json is in format 0, this llmcap writes format 2") ||
+	if r.code != 0 || !strings.Contains(r.stderr, fmt.Sprintf("analysis.json is in format 0, this llmcap writes format %d", analysis.FormatVersion)) ||
 		strings.Contains(string(md), "an old") {
 		t.Fatalf("report of an old analysis.json: exit %d, stderr %q\n%s", r.code, r.stderr, md)
 	}

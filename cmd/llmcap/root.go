@@ -121,7 +121,7 @@ func concurrencyOverrides(flag string, out map[string]any) error {
 		}
 		levels = append(levels, n)
 	}
-	out["ladder.concurrency"], out["ladder.rate"], out["ladder.search"] = levels, []any{}, nil
+	out["ladder.concurrency"], out["ladder.rate"] = levels, []any{} // levels replace a file's search (plan.Load)
 	return nil
 }
 
