@@ -8,8 +8,8 @@
 // from Start, or goes to the model's predicted capacity when the model predicts one
 // between the last passing load and the next geometric one; once a load fails it measures
 // next where the model predicts the SLA breaks, clamped inside the bracket between the
-// last passing and the first failing loads, and falls back to bisection when the model
-// is not identified or has mispredicted twice. It stops when the bracket is adjacent
+// last passing and the first failing loads, and falls back to the secant of the
+// measured SLA ratios (or bisection) when the model is not identified or mispredicted. It stops when the bracket is adjacent
 // integers (concurrency, users) or within Tolerance, at MaxSteps, when Max passes, or
 // when the smallest load fails.
 package capsearch
@@ -33,6 +33,10 @@ type Trial struct {
 	Guided bool `json:"guided,omitempty"`
 	// Predicted is the model's predicted capacity when this step was chosen (0: none).
 	Predicted float64 `json:"predicted,omitempty"`
+	// Ratio is the step's worst latency bound's measured value over its threshold
+	// (above 1 it breaks the SLA; 0: unknown). The search interpolates it when the
+	// model cannot guide (secant).
+	Ratio float64 `json:"ratio,omitempty"`
 }
 
 // Probe is the analysis's view of one segment's steps so far (analysis.Probe).
@@ -145,7 +149,7 @@ func Next(cfg plan.Search, trials []Trial, g Guide) Decision {
 	case fail == 0 && pass == 0: // only unreliable steps so far: measure the start again
 		d.Load = round(cfg, cfg.Start)
 	case fail == 0:
-		d.Load, d.Guided = grow(cfg, pass, g)
+		d.Load, d.Guided = grow(cfg, pass, g, underestimates(trials) > 0)
 		if pass >= cfg.Max {
 			d.Stop = StopMaxLoad
 			return d
@@ -187,13 +191,17 @@ func bracketNarrow(cfg plan.Search, pass, fail float64) StopReason {
 }
 
 // grow is the next load before any failure: pass × Growth, or the model's predicted
-// capacity when it lies between pass and that; at most Max.
-func grow(cfg plan.Search, pass float64, g Guide) (float64, bool) {
+// capacity when it lies between pass and that; when the model puts the capacity at
+// pass, the load just above it (unless the model has underestimated before: then
+// pass × Growth); at most Max.
+func grow(cfg plan.Search, pass float64, g Guide, under bool) (float64, bool) {
 	next, guided := pass*cfg.Growth, false
 	switch {
 	case !g.OK || g.Capacity < pass || g.Capacity >= next:
 	case cfg.Integer() && math.Floor(g.Capacity+1e-9) <= pass, !cfg.Integer() && g.Capacity <= pass*(1+cfg.Tolerance):
-		// The model puts the capacity at pass: measure just above it to confirm.
+		if under { // it underestimated before: grow as if there were no model
+			break
+		}
 		next, guided = pass+1, true
 		if !cfg.Integer() {
 			next = pass * (1 + math.Max(cfg.Tolerance, 0.01))
@@ -202,6 +210,17 @@ func grow(cfg plan.Search, pass float64, g Guide) (float64, bool) {
 		next, guided = g.Capacity, true
 	}
 	return round(cfg, math.Min(next, cfg.Max)), guided
+}
+
+// underestimates counts guided trials that passed above the capacity predicted for them.
+func underestimates(trials []Trial) int {
+	n := 0
+	for _, t := range trials {
+		if t.Guided && !t.Unreliable && t.Predicted > 0 && t.Pass && t.Load > t.Predicted*(1+1e-9) {
+			n++
+		}
+	}
+	return n
 }
 
 // mispredictions counts guided trials whose outcome contradicted their prediction
@@ -219,12 +238,13 @@ func mispredictions(trials []Trial) int {
 }
 
 // inside is the next load within the bracket (pass, fail): the model's predicted
-// capacity, or the load just past pass when the model puts the capacity at pass;
-// bisection when the model is unidentified, contradicts the bracket (predicts the
-// failing load passes) or has mispredicted twice.
+// capacity, or, when the model puts the capacity at pass, the load just past it; the
+// secant of the measured SLA ratios (bisection without them) when the model is
+// unidentified, contradicts the bracket (predicts the failing load passes), has
+// underestimated or has mispredicted.
 func inside(cfg plan.Search, trials []Trial, pass, fail float64, g Guide) (float64, bool) {
-	if !g.OK || g.Capacity <= 0 || mispredictions(trials) >= 2 {
-		return bisect(cfg, pass, fail), false
+	if !g.OK || g.Capacity <= 0 || mispredictions(trials) >= 1 {
+		return secant(cfg, trials, pass, fail), false
 	}
 	step := 1.0
 	if !cfg.Integer() {
@@ -232,16 +252,51 @@ func inside(cfg plan.Search, trials []Trial, pass, fail float64, g Guide) (float
 	}
 	c := round(cfg, g.Capacity)
 	switch {
-	case c <= pass: // the model says pass is the capacity: confirm the load above it
+	case c <= pass:
+		// The model says pass is the capacity: confirm the load just above it; once
+		// it has underestimated, bisect (a model that underestimates must not make the
+		// search crawl one load at a time).
+		if underestimates(trials) > 0 {
+			return secant(cfg, trials, pass, fail), false
+		}
 		c = pass + step
 	case c >= fail: // the model expects the failing load to pass: it does not know this bracket
-		return bisect(cfg, pass, fail), false
+		return secant(cfg, trials, pass, fail), false
 	}
 	c = round(cfg, c)
 	if c <= pass || c >= fail {
-		return bisect(cfg, pass, fail), false
+		return secant(cfg, trials, pass, fail), false
 	}
 	return c, true
+}
+
+// secant is where the worst bound's ratio, interpolated linearly in its logarithm
+// between the passing and the failing trials, crosses 1 (regula falsi), kept at
+// least a fifth of the bracket from either end so a curved metric cannot stall the
+// search at one side; the bisection when either ratio is unknown.
+func secant(cfg plan.Search, trials []Trial, pass, fail float64) float64 {
+	rp, rf := ratioAt(trials, pass), ratioAt(trials, fail)
+	if !(rp > 0) || !(rf > 1) || rp >= 1 || math.IsInf(rf, 1) {
+		return bisect(cfg, pass, fail)
+	}
+	lp, lf := math.Log(rp), math.Log(rf)
+	x := pass + (0-lp)/(lf-lp)*(fail-pass)
+	w := (fail - pass) / 5
+	x = round(cfg, math.Min(math.Max(x, pass+w), fail-w))
+	if x <= pass || x >= fail || measured(trials, x) {
+		return bisect(cfg, pass, fail)
+	}
+	return x
+}
+
+// ratioAt is the Ratio of the reliable trial at load (0 when none has one).
+func ratioAt(trials []Trial, load float64) float64 {
+	for _, t := range trials {
+		if !t.Unreliable && t.Ratio > 0 && math.Abs(t.Load-load) <= 1e-9*math.Max(1, load) {
+			return t.Ratio
+		}
+	}
+	return 0
 }
 
 // bisect is the middle of (pass, fail): geometric when fail > 4·pass, else arithmetic;

@@ -1,6 +1,7 @@
 package capsearch
 
 import (
+	"math"
 	"testing"
 
 	"github.com/llmcap/llmcap/plan"
@@ -116,5 +117,56 @@ func TestUnreliableTrialsAreNoEvidence(t *testing.T) {
 	}
 	if d := Next(c, tr, Guide{}); d.Load != 4 || d.Stop != StopNone {
 		t.Errorf("next after an unreliable step at 4: %g (stop %q), want 4 again", d.Load, d.Stop)
+	}
+}
+
+// TestSearchDoesNotCrawlBehindAnUnderestimatingModel: a model that always puts the
+// capacity at the last passing load (it underestimates) must not make the search crawl
+// one load at a time: it reaches the bracket in at most one step more than blind
+// bisection (the step that found it out).
+func TestSearchDoesNotCrawlBehindAnUnderestimatingModel(t *testing.T) {
+	c := cfg(plan.SearchUsers)
+	c.Start, c.Growth, c.MaxSteps = 25, 4, 30
+	k := 317.0
+	lagging := func(tr []Trial) (float64, bool) {
+		pass, _ := Bracket(tr)
+		return pass + 0.5, len(tr) >= 2
+	}
+	trials, d := run(t, c, k, lagging)
+	blindTrials, _ := run(t, c, k, nil)
+	if d.Pass > k || d.Fail <= k || len(trials) > len(blindTrials)+1 {
+		t.Errorf("bracket [%g, %g) after %d steps %v; blind bisection took %d", d.Pass, d.Fail, len(trials), trials, len(blindTrials))
+	}
+}
+
+// TestSecantBeatsBisectionOnASmoothMetric: without a model, a bracket on a metric that
+// grows smoothly with the load is narrowed by the secant of the measured ratios in
+// fewer steps than bisection would take.
+func TestSecantBeatsBisectionOnASmoothMetric(t *testing.T) {
+	c := cfg(plan.SearchUsers)
+	c.Start, c.MaxSteps, c.Tolerance = 25, 30, 0.02
+	k := 333.0
+	ratio := func(load float64) float64 { return math.Exp(2 * (load - k) / k) } // 1 at K
+	steps := func(withRatio bool) int {
+		var trials []Trial
+		for {
+			d := Next(c, trials, Guide{})
+			if d.Stop != StopNone {
+				if d.Pass > k || d.Fail <= k {
+					t.Fatalf("bracket [%g, %g) misses %g", d.Pass, d.Fail, k)
+				}
+				return len(trials)
+			}
+			tr := Trial{Load: d.Load, Pass: d.Load <= k}
+			if withRatio {
+				tr.Ratio = ratio(d.Load)
+			}
+			trials = append(trials, tr)
+		}
+	}
+	sec, bis := steps(true), steps(false)
+	t.Logf("secant %d steps, bisection %d", sec, bis)
+	if sec >= bis {
+		t.Errorf("secant %d steps, bisection %d: want fewer", sec, bis)
 	}
 }

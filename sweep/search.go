@@ -93,7 +93,7 @@ func (rn *runner) search(ctx context.Context, segment string, done map[int]rundi
 			v := probe.Verdicts[ss.Index]
 			ss.Judged, ss.Pass, ss.Unreliable = true, v.Pass, v.Unreliable
 			trials = append(trials, capsearch.Trial{Load: ss.Load, Pass: v.Pass, Unreliable: v.Unreliable,
-				Guided: ss.Guided, Predicted: ss.PredictedLoad})
+				Guided: ss.Guided, Predicted: ss.PredictedLoad, Ratio: v.Ratio})
 		}
 		d := capsearch.Next(cfg, trials, probe.Guide)
 		if d.Stop != capsearch.StopNone {

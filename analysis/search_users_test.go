@@ -1,0 +1,96 @@
+package analysis
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/sweep"
+)
+
+// demoUsersPlan is the demo plan (configs/demo.yaml: a capacity search over users on
+// the simulator) reduced to its mix and compressed 4×: the simulator runs 4× faster,
+// so the think time and the SLA thresholds are divided by 4 as well.
+func demoUsersPlan(t *testing.T, over map[string]any) *plan.Plan {
+	t.Helper()
+	ov := map[string]any{"target.simulator.speed_up": 4, "sla.think_time": "2500ms", "sla.ttft_ms.p95": 125,
+		"sla.itl_ms.p95": 12.5, "ladder.per_segment": false, "ladder.mix": true, "ladder.warmup.duration": "1s",
+		"ladder.duration": "4s", "ladder.grace": "3s", "report.formats": []any{"json"}}
+	for k, v := range over {
+		ov[k] = v
+	}
+	p, err := plan.Load("../configs/demo.yaml", ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDemoSearchUsersAgreesWithMeasuredUsers: the demo's capacity search over users
+// reports a number of users within the SLA that a dense users ladder around it,
+// measured afterwards, confirms within ±10%.
+func TestDemoSearchUsersAgreesWithMeasuredUsers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives the simulator for about a minute")
+	}
+	p := demoUsersPlan(t, nil)
+	dir := t.TempDir()
+	if err := sweep.Run(context.Background(), p, sweep.Options{OutDir: dir, Probe: Probe}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Analyze(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := a.Overall
+	t.Logf("search: %d steps (%s), stop %s; %d users (%s, %s), range %g–%g; answer: %s", a.Mix.Search.Steps,
+		searchPathText(a.Mix.Search), a.Mix.Search.Stop, c.Users, c.Method, c.UsersSource, c.RangeLow, c.RangeHigh, a.Answer)
+	for _, s := range a.Mix.Steps {
+		if s.SimulatorLate {
+			t.Skipf("users %d: the simulator ran late (host starved of CPU): no evidence to judge", s.Users)
+		}
+	}
+	if c.UsersSource != UsersMeasured || c.Method != MethodMeasured || c.Users < 10 {
+		t.Fatalf("headline %d users (%s, %s): want measured users", c.Users, c.Method, c.UsersSource)
+	}
+	// A dense users ladder around the answer, measured afterwards: the largest passing.
+	var dense []any
+	for _, f := range []float64{0.8, 0.9, 1, 1.1, 1.2} {
+		dense = append(dense, int(math.Round(f*float64(c.Users))))
+	}
+	q := demoUsersPlan(t, map[string]any{"ladder.users": dense})
+	q.Ladder.EarlyStop.Enabled = false
+	dir2 := t.TempDir()
+	if err := sweep.Run(context.Background(), q, sweep.Options{OutDir: dir2}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Analyze(dir2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := 0.0
+	for _, s := range b.Mix.Steps {
+		t.Logf("dense: %d users: TTFT p95 %.0f ms, ITL p95 %.1f ms, SLA %v", s.Users, s.TTFTMs.P95, s.ITLMs.P95, s.MeetsSLA)
+		if s.SimulatorLate {
+			t.Skipf("dense users %d: the simulator ran late", s.Users)
+		}
+		if s.MeetsSLA && allPassBelow(b.Mix.Steps, s.Load) {
+			truth = s.Load // the largest passing users below the first failing step
+		}
+	}
+	t.Logf("claimed %d users, measured %g users within the SLA (dense ladder %v)", c.Users, truth, dense)
+	if truth == 0 || math.Abs(float64(c.Users)-truth) > 0.1*truth {
+		t.Errorf("claimed %d users, measured %g: off by more than 10%%", c.Users, truth)
+	}
+}
+
+// allPassBelow reports whether every step below load met the SLA.
+func allPassBelow(steps []StepStats, load float64) bool {
+	for i := range steps {
+		if steps[i].Load < load && !steps[i].MeetsSLA {
+			return false
+		}
+	}
+	return true
+}
