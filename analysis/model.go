@@ -353,6 +353,10 @@ func (m qmodel) roundsWait(n, q, lout float64) float64 {
 // steps within the slots) for which a closed loop keeps its synchronised rounds.
 const roundsMaxCV = 0.1
 
+// roundsMaxErr is the RMS relative error, beyond the normal delay's, up to which the
+// points are taken to agree with synchronised rounds.
+const roundsMaxErr = 0.1
+
 // serviceCV is the mean E2E coefficient of variation of the points within m's slots
 // (their E2E is the service time); ok is false when every point queued.
 func serviceCV(m qmodel, pts []point) (float64, bool) {
@@ -373,8 +377,8 @@ func serviceCV(m qmodel, pts []point) (float64, bool) {
 // calibrate fits a metric statistic's calibration by relative least squares over the
 // points that have it: a, z ≥ 0 of the normal delay; for a percentile of a closed
 // loop also a of the synchronised-rounds delay (roundsWait), kept when the service
-// times are near constant (serviceCV ≤ roundsMaxCV) or it fits the points at least as
-// well. Without queueing data z defaults to defaultZ.
+// times are near constant (serviceCV ≤ roundsMaxCV) and the points agree with it
+// (roundsMaxErr), or when it fits them at least as well. Without queueing data z defaults to defaultZ.
 func calibrate(m qmodel, pts []point, metric, stat string) (calib, bool) {
 	normal, ok := calibrateNormal(m, pts, metric, stat)
 	if !ok || m.open || metric == "itl" {
@@ -402,7 +406,10 @@ func calibrate(m qmodel, pts []point, metric, stat string) (calib, bool) {
 		return normal, ok
 	}
 	r := calib{a: math.Max(sby/sbb, 0), rounds: true, q: q}
-	if cv, ok := serviceCV(m, pts); (ok && cv <= roundsMaxCV) || calibLoss(m, pts, r, metric, stat) <= calibLoss(m, pts, normal, metric, stat) {
+	lr, ln := calibLoss(m, pts, r, metric, stat), calibLoss(m, pts, normal, metric, stat)
+	// Near-constant service times keep their rounds unless the points contradict them
+	// (an RMS relative error above roundsMaxErr beyond the normal delay's).
+	if cv, ok := serviceCV(m, pts); (ok && cv <= roundsMaxCV && lr <= ln+roundsMaxErr*roundsMaxErr*float64(len(pts))) || lr <= ln {
 		return r, true
 	}
 	return normal, true

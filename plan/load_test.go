@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,10 +42,11 @@ func TestDemoPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	top := slices.Max(p.Ladder.Concurrency)
-	if !p.Target.IsSimulator() || top <= p.Target.Simulator.MaxNumSeqs {
-		t.Errorf("demo: simulator %v, top concurrency %d vs max_num_seqs %d: want a queue within the ladder",
-			p.Target.IsSimulator(), top, p.Target.Simulator.MaxNumSeqs)
+	s := p.Ladder.Search
+	if !p.Target.IsSimulator() || s == nil || s.Over != SearchUsers || p.SLA.ThinkTime != 10*time.Second ||
+		s.Max <= float64(p.Target.Simulator.MaxNumSeqs) {
+		t.Fatalf("demo: simulator %v, search %+v, think time %v: want a search over users with think time reaching past max_num_seqs %d",
+			p.Target.IsSimulator(), s, p.SLA.ThinkTime, p.Target.Simulator.MaxNumSeqs)
 	}
 	var weights []float64
 	for _, s := range p.Segments {
@@ -56,12 +56,12 @@ func TestDemoPlan(t *testing.T) {
 		t.Errorf("weights = %v, want 70/20/10", weights)
 	}
 	steps := p.Steps()
-	total := TotalEstimate(steps)
-	if total <= time.Minute || total > 3*time.Minute {
-		t.Errorf("demo estimate %v, want between 1 and 3 minutes", total)
+	n, total := p.SearchEstimate()
+	if total <= time.Minute || total > 3*time.Minute || n != s.MaxSteps {
+		t.Errorf("demo bound %v over %d steps, want between 1 and 3 minutes over max_steps", total, n)
 	}
-	if last := steps[len(steps)-1]; last.Segment != MixSegment {
-		t.Errorf("last step segment = %q, want the mix", last.Segment)
+	if len(steps) != 1 || steps[0].Segment != MixSegment || steps[0].Users != int(s.Start) {
+		t.Errorf("opening steps %+v, want the mix's search at %g users", steps, s.Start)
 	}
 }
 

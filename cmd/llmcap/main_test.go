@@ -75,13 +75,13 @@ func TestPlanDemo(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	// The demo searches for the capacity in users: one opening step per segment and
-	// the mix, and a bound on the time every search may take.
-	rows := regexp.MustCompile(`(?m)^\d+\s+(short|medium|long|mix)\s+users\s+25 users\s+2s\s+6s\s+\S+$`).FindAllString(r.stdout, -1)
-	if len(rows) != 4 || !strings.Contains(r.stdout, "4 capacity searches over users from 25 to 2000") {
-		t.Errorf("found %d opening steps, want 4 searches:\n%s", len(rows), r.stdout)
+	// The demo searches the mix for its capacity in users: one opening step and a bound
+	// on the time the search may take.
+	rows := regexp.MustCompile(`(?m)^0\s+mix\s+users\s+25 users\s+2s\s+10s\s+\S+$`).FindAllString(r.stdout, -1)
+	if len(rows) != 1 || !strings.Contains(r.stdout, "1 capacity search over users from 25 to 2000") {
+		t.Errorf("found %d opening steps, want the mix's search:\n%s", len(rows), r.stdout)
 	}
-	if !regexp.MustCompile(`estimated wall time: at most \dm\d+s \(32 steps if every search used its max_steps`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`estimated wall time: at most \dm\d+s \(8 steps if every search used its max_steps`).MatchString(r.stdout) {
 		t.Errorf("no bound on the time:\n%s", r.stdout)
 	}
 
@@ -100,8 +100,8 @@ func TestPlanDemo(t *testing.T) {
 		}
 		sum += s.Estimated
 	}
-	if len(out.Steps) != 4 || out.EstimatedNs < sum || out.EstimatedNs > 6*time.Minute {
-		t.Errorf("steps %d, estimate %v (openers %v), want 4 searches bounded within 6m", len(out.Steps), out.EstimatedNs, sum)
+	if len(out.Steps) != 1 || out.EstimatedNs < sum || out.EstimatedNs > 3*time.Minute {
+		t.Errorf("steps %d, estimate %v (opener %v), want one search bounded within 3m", len(out.Steps), out.EstimatedNs, sum)
 	}
 	if out.Plan.Name != "demo" || len(out.Constraints) != 2 {
 		t.Errorf("plan %q, constraints %v", out.Plan.Name, out.Constraints)
@@ -140,8 +140,10 @@ func TestPrecedenceFlagsEnv(t *testing.T) {
 	if got := out.Plan.Target.Simulator.MaxNumSeqs; got != 48 {
 		t.Errorf("max_num_seqs = %d, want 48 from the environment", got)
 	}
-	if out.Plan.Ladder.Duration != 3*time.Second || len(out.Steps) != 8 {
-		t.Errorf("duration %v, %d steps; want --set to win (3s, 8 steps)", out.Plan.Ladder.Duration, len(out.Steps))
+	// The demo searches the mix only: two fixed levels replace its search.
+	if out.Plan.Ladder.Duration != 3*time.Second || len(out.Steps) != 2 || out.Plan.Ladder.Search != nil {
+		t.Errorf("duration %v, %d steps, search %v; want --set to win (3s, 2 steps, no search)", out.Plan.Ladder.Duration,
+			len(out.Steps), out.Plan.Ladder.Search)
 	}
 }
 
@@ -286,7 +288,8 @@ func TestSweepInterruptAndResume(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(bin, "sweep", "-c", "configs/demo.yaml", "-o", dir,
 		"--set", "target.simulator.speed_up=20", "--set", "ladder.concurrency=[1,2,4]",
-		"--set", "ladder.duration=1s", "--set", "ladder.warmup.duration=0s", "--set", "ladder.mix=false")
+		"--set", "ladder.duration=1s", "--set", "ladder.warmup.duration=0s", "--set", "ladder.mix=false",
+		"--set", "ladder.per_segment=true")
 	cmd.Dir = "../.."
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
