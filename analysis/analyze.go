@@ -59,6 +59,8 @@ func analyzeInputs(in *runInputs) *Analysis {
 	if in.meta.Target.Simulator {
 		a.GroundTruth = in.meta.Target.Settings
 	}
+	dep := deploymentOf(in.meta, in.server)
+	a.Engine, a.EngineSource, a.RunningLimit, a.RunningLimitSource = dep.engine, dep.engineSource, dep.runLimit, dep.runLimitSource()
 	a.Schedule = scheduleOf(in)
 	for _, d := range in.damage {
 		if d.Any() {
@@ -79,7 +81,7 @@ func analyzeInputs(in *runInputs) *Analysis {
 		if len(inputs) == 0 {
 			continue
 		}
-		sa := analyzeSegment(name, weightOf(p, name), inputs, in.records, a.Constraints, p, server, seed)
+		sa := analyzeSegment(name, weightOf(p, name), inputs, in.records, a.Constraints, p, server, dep, seed)
 		if name == plan.MixSegment {
 			a.Mix = &sa
 		} else {
@@ -89,14 +91,14 @@ func analyzeInputs(in *runInputs) *Analysis {
 	a.Warnings = append(a.Warnings, stepWarnings(a)...)
 	sz := sizingOf(p) // reads the catalog override once
 	for i := range a.Segments {
-		a.Segments[i].Capacity.Advice = adviceFor(a.Segments[i].Capacity, &a.Segments[i], a.GroundTruth, sz.gpu)
+		a.Segments[i].Capacity.Advice = adviceFor(a.Segments[i].Capacity, &a.Segments[i], dep, sz.gpu)
 	}
 	if a.Mix != nil {
-		a.Mix.Capacity.Advice = adviceFor(a.Mix.Capacity, a.Mix, a.GroundTruth, sz.gpu)
+		a.Mix.Capacity.Advice = adviceFor(a.Mix.Capacity, a.Mix, dep, sz.gpu)
 	}
 	a.Overall, a.OverallSource = overall(a)
 	if a.Overall.Advice == "" { // no segment analysed
-		a.Overall.Advice = adviceFor(a.Overall, &SegmentAnalysis{}, a.GroundTruth, sz.gpu)
+		a.Overall.Advice = adviceFor(a.Overall, &SegmentAnalysis{}, dep, sz.gpu)
 	}
 	var warns []string
 	a.WhatIf, warns = whatIfRows(a.Overall, sz, p.Report.WhatIfGPUs)
@@ -125,7 +127,7 @@ func analyzeInputs(in *runInputs) *Analysis {
 
 // analyzeSegment computes the steps, fit, regimes and capacity of one segment.
 func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, cons []plan.Constraint,
-	p *plan.Plan, server map[int]*ServerStats, seed uint64) SegmentAnalysis {
+	p *plan.Plan, server map[int]*ServerStats, dep deployment, seed uint64) SegmentAnalysis {
 	sa := SegmentAnalysis{Segment: name, Weight: weight, FromMix: len(inputs) > 0 && inputs[0].share > 0}
 	type pair struct {
 		s  StepStats
@@ -162,13 +164,14 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	}
 	steps, smp := evidence()
 	if len(steps) == 0 { // nothing is evidence: no fit, no verdict, and say why
-		classifySteps(all, segFit{})
+		classifySteps(all, regimeContext{spec: p.SLA, dep: dep})
 		sa.Steps = all
 		sa.Capacity = Capacity{Method: MethodNoData, Bottleneck: RegimeNone, BottleneckEvidence: noMeasuredEvidence(all)}
 		return sa
 	}
 	sf := fitSteps(steps, cons, nil)
-	classifySteps(all, sf)
+	rc := regimeContext{sf: sf, spec: p.SLA, dep: dep}
+	classifySteps(all, rc)
 	steps, smp = evidence() // with their regimes
 	if sf.ok {
 		sa.Fit = buildFit(steps, sf)
@@ -176,7 +179,8 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	project := canProject(steps, sf, sa.Fit)
 	r := capacityOf(steps, p.SLA, sf, project)
 	c := Capacity{Method: r.method, LimitingConstraint: r.binding}
-	c.Bottleneck, c.BottleneckEvidence = bottleneckOf(r, steps, sf)
+	bn := bottleneckOf(r, steps, rc)
+	c.Bottleneck, c.QueueLimit, c.BottleneckEvidence = bn.regime, bn.limit, bn.evidence
 	c.FirstStepSaturated = saturatedBelowFirst(c, steps)
 	atCapacity(&c, r, steps, sf, p.SLA.ThinkTime.Seconds())
 	c.CILow, c.CIHigh = r.value, r.value
