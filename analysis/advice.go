@@ -14,8 +14,10 @@ const (
 	kvFullFrac  = 0.90
 )
 
-// kvEvidence is the KV cache peak and preemptions over a segment's scraped steps.
+// kvEvidence is the KV cache peak and preemptions over a segment's steps whose KV
+// cache gauge was scraped (seen is false when none was).
 type kvEvidence struct {
+	scraped     bool // some step has server metrics
 	seen        bool
 	peak        float64 // 0..1
 	preemptions float64
@@ -24,7 +26,9 @@ type kvEvidence struct {
 func kvOf(steps []StepStats) kvEvidence {
 	var e kvEvidence
 	for i := range steps {
-		if sv := steps[i].Server; sv != nil {
+		sv := steps[i].Server
+		e.scraped = e.scraped || sv != nil
+		if sv != nil && (sv.kvKnown() || sv.Preemptions > 0) {
 			e.seen = true
 			e.peak = math.Max(e.peak, sv.KVCacheUsageMax)
 			e.preemptions += sv.Preemptions
@@ -184,7 +188,7 @@ func queueAdvice(limit QueueLimit, kv kvEvidence, sc slotCount, k engineKnobs) s
 	var b strings.Builder
 	kvLimit := limit == QueueByKVCache || (limit == QueueLimitUnknown && kv.seen && (kv.peak >= kvFullFrac || kv.preemptions > 0))
 	if kvLimit {
-		fmt.Fprintf(&b, "Requests wait for room in the KV cache, not for a slot. ")
+		b.WriteString("Requests wait for room in the KV cache, not for a slot. ")
 	} else {
 		fmt.Fprintf(&b, "Requests wait for one of %s. ", slots)
 	}
@@ -193,8 +197,12 @@ func queueAdvice(limit QueueLimit, kv kvEvidence, sc slotCount, k engineKnobs) s
 		fmt.Fprintf(&b, "The KV cache is the limit (peak %.0f%% full, %.0f preemptions), so %s would not help: %s, %s, %s or %s raise capacity; otherwise add replicas behind a load balancer.",
 			100*kv.peak, kv.preemptions, raise, k.kvMemory, k.kvQuant, k.context, k.parallel)
 	case !kv.seen:
-		fmt.Fprintf(&b, "No server metrics were scraped, so whether the KV cache has room is unknown: check %s; if it has room, raise %s%s, else add replicas behind a load balancer.%s",
-			k.kvMetric, k.slots, where, note)
+		what := "No server metrics were scraped"
+		if kv.scraped {
+			what = "The server's metrics have no KV-cache usage"
+		}
+		fmt.Fprintf(&b, "%s, so whether the KV cache has room is unknown: check %s; if it has room, raise %s%s, else add replicas behind a load balancer.%s",
+			what, k.kvMetric, k.slots, where, note)
 	case kv.peak < kvRoomyFrac:
 		fmt.Fprintf(&b, "The KV cache peaked at only %.0f%% with no preemptions, so %s is likely safe%s and would raise capacity before buying more GPUs (watch ITL, which grows with the batch); beyond that, add replicas behind a load balancer.%s",
 			100*kv.peak, raise, where, note)

@@ -70,3 +70,16 @@ func TestKVCacheQueueBelowTheSlotLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueAdviceWithoutKVGauge: a server whose scrapes have queue gauges but no KV
+// cache usage (TGI) gets no claim about the KV cache's peak, only the advice to check
+// it first.
+func TestQueueAdviceWithoutKVGauge(t *testing.T) {
+	sa := &SegmentAnalysis{Steps: []StepStats{stepWith(1, 20, 10, 0), stepWith(32, 900, 10, 16)}}
+	a := adviceFor(Capacity{Method: MethodMeasured, Bottleneck: RegimeQueue, QueueLimit: QueueBySlots}, sa,
+		deployment{engine: EngineTGI, runLimit: 16, runLimitSetting: "--max-batch-size", runLimitFrom: "target.launch.command"}, "H100-SXM")
+	if !strings.Contains(a, "The server's metrics have no KV-cache usage") || strings.Contains(a, "peaked") ||
+		!strings.Contains(a, "the 16 slots the server runs at once (--max-batch-size, from target.launch.command)") {
+		t.Errorf("advice %q", a)
+	}
+}
