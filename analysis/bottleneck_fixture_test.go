@@ -47,9 +47,10 @@ func wavesPlan() plan.Plan {
 // TestServerMetricsOverrideFittedSlots: a decode-bound vLLM (--max-num-seqs 256) whose
 // client curves the model fits with about 32 slots. Without server metrics the fitted
 // slots call it queue-bound; with the server's gauges scraped (64 running, nothing
-// waiting) it is decode-bound, the fitted slots are said to be contradicted nowhere,
-// and the advice never mentions max_num_seqs; the engine and its limit come from the
-// launch command. Without the launch command (limit unknown) the verdict is the same.
+// waiting) it is decode-bound whatever the fit says (the fit itself is unchanged), no
+// step is queue or prefill, and the advice names vLLM's decode settings, never
+// max_num_seqs; the engine and its limit come from the launch command. Without the
+// launch command (engine from the metric names, limit unknown) the verdict is the same.
 func TestServerMetricsOverrideFittedSlots(t *testing.T) {
 	p := wavesPlan()
 	recs, samples := vsimScraped(wavesSim, p, 0.05)
