@@ -14,8 +14,10 @@ const (
 	kvFullFrac  = 0.90
 )
 
-// kvEvidence is the KV cache peak and preemptions over a segment's scraped steps.
+// kvEvidence is the KV cache peak and preemptions over a segment's steps whose KV
+// cache gauge was scraped (seen is false when none was).
 type kvEvidence struct {
+	scraped     bool // some step has server metrics
 	seen        bool
 	peak        float64 // 0..1
 	preemptions float64
@@ -24,7 +26,9 @@ type kvEvidence struct {
 func kvOf(steps []StepStats) kvEvidence {
 	var e kvEvidence
 	for i := range steps {
-		if sv := steps[i].Server; sv != nil {
+		sv := steps[i].Server
+		e.scraped = e.scraped || sv != nil
+		if sv != nil && (sv.kvKnown() || sv.Preemptions > 0) {
 			e.seen = true
 			e.peak = math.Max(e.peak, sv.KVCacheUsageMax)
 			e.preemptions += sv.Preemptions
@@ -33,30 +37,46 @@ func kvOf(steps []StepStats) kvEvidence {
 	return e
 }
 
-// slotsOf returns the running-batch limit: the server's max_num_seqs when known (ground
-// truth), else the fitted slots rounded; 0 when neither is known.
-func slotsOf(ground map[string]any, f *Fit) (int, string) {
-	switch v := ground["max_num_seqs"].(type) {
-	case float64:
-		if v > 0 {
-			return int(v), "max_num_seqs"
-		}
-	case int:
-		if v > 0 {
-			return v, "max_num_seqs"
-		}
-	}
-	if f != nil && f.Slots > 0 && f.Slots < maxSlots/2 {
-		return int(math.Round(f.Slots)), "fitted"
-	}
-	return 0, ""
+// slotCount is the running-batch limit the queue advice names: n requests (0 unknown)
+// and how it is known.
+type slotCount struct {
+	n    int
+	kind slotKind
+	// setting is the configured setting and its source (slotConfigured).
+	setting string
 }
 
-// adviceFor says, in plain words, what to do about a segment's bottleneck, using the
-// server's KV cache evidence and the slot count when known. device is report.gpu: for
-// a CPU server ("2-core CPU") the hardware advice names CPU memory bandwidth and cores,
-// not HBM and FLOPS.
-func adviceFor(c Capacity, sa *SegmentAnalysis, ground map[string]any, device string) string {
+// slotKind says where a slot count comes from.
+type slotKind int
+
+const (
+	slotUnknown    slotKind = iota
+	slotConfigured          // the engine's configured limit (run.json, target.launch)
+	slotPlateau             // the running plateau the server reported
+	slotFitted              // the queueing model's fitted slots
+)
+
+// slotsOf is the running-batch limit of a segment for the advice: the configured one
+// (the simulator's max_num_seqs, a launch flag), else the running plateau the server
+// reported, else the fitted slots rounded.
+func slotsOf(dep deployment, sa *SegmentAnalysis) slotCount {
+	if dep.runLimit > 0 {
+		return slotCount{n: dep.runLimit, kind: slotConfigured, setting: dep.runLimitSetting + ", from " + dep.runLimitFrom}
+	}
+	if p, _ := runningPlateau(sa.Steps); p > 0 {
+		return slotCount{n: int(math.Round(p)), kind: slotPlateau}
+	}
+	if f := sa.Fit; f != nil && f.Slots > 0 && f.Slots < maxSlots/2 {
+		return slotCount{n: int(math.Round(f.Slots)), kind: slotFitted}
+	}
+	return slotCount{}
+}
+
+// adviceFor says, in plain words, what to do about a segment's bottleneck, in the
+// settings of the detected engine (dep), using the server's KV cache evidence and the
+// slot count when known. device is report.gpu: for a CPU server ("2-core CPU") the
+// hardware advice names CPU memory bandwidth and cores, not HBM and FLOPS.
+func adviceFor(c Capacity, sa *SegmentAnalysis, dep deployment, device string) string {
 	cpu := deviceNoun(device) == "machine"
 	if c.Bottleneck == RegimeErrors {
 		return errorsAdvice(c)
@@ -78,19 +98,14 @@ func adviceFor(c Capacity, sa *SegmentAnalysis, ground map[string]any, device st
 		}
 		return s
 	}
+	k := knobsOf(dep.engine)
 	switch c.Bottleneck {
 	case RegimeQueue:
-		return queueAdvice(kvOf(sa.Steps), sa.Fit, ground)
+		return queueAdvice(c.QueueLimit, kvOf(sa.Steps), slotsOf(dep, sa), k)
 	case RegimeDecode:
-		if cpu {
-			return "Decode is memory-bandwidth bound: on a CPU every token reads the weights from RAM, so a machine with more memory bandwidth (more memory channels, faster DDR) or a GPU, a smaller weight quantisation (e.g. Q4), or fewer concurrent users per replica (more replicas) lower ITL."
-		}
-		return "Decode is memory-bandwidth bound: a GPU with faster HBM, weight/KV quantisation (FP8/INT4), or smaller batches per replica (more replicas) lower ITL."
+		return decodeAdvice(k, cpu)
 	case RegimePrefill:
-		if cpu {
-			return "Prefill dominates: on a CPU prompt processing is compute bound, so more cores (or a GPU), prompt caching for shared prompts, or shorter prompts lower TTFT."
-		}
-		return "Prefill dominates: enable chunked prefill and tune max_num_batched_tokens, use prefix caching for shared prompts, or a GPU with more FLOPS; consider disaggregated prefill."
+		return prefillAdvice(k, cpu)
 	}
 	if c.ClientLimited && (c.Method == MethodAtLeast || c.Method == MethodModel) {
 		return "The load generator's own limit (ladder.max_concurrency, or the client machine) held requests back before the server reached a bottleneck: raise or remove ladder.max_concurrency (or use a faster client) and rerun to find the server's limit."
@@ -101,34 +116,99 @@ func adviceFor(c Capacity, sa *SegmentAnalysis, ground map[string]any, device st
 	return "No single bottleneck stands out at the capacity point: compare TTFT and ITL across the steps."
 }
 
-// queueAdvice advises on a queue (admission) bottleneck from the KV cache evidence.
-func queueAdvice(kv kvEvidence, f *Fit, ground map[string]any) string {
-	n, src := slotsOf(ground, f)
+// decodeAdvice advises on a decode bottleneck: ITL grows with the running batch while
+// nothing waits for a slot, so more slots cannot help; a cheaper decode step can.
+func decodeAdvice(k engineKnobs, cpu bool) string {
+	if cpu {
+		return "Decode binds: ITL grows with the running batch while no request waits for a slot, so more slots would not help. On a CPU every token reads the weights from RAM, so a machine with more memory bandwidth (more memory channels, faster DDR) or a GPU, " +
+			k.quant + ", or fewer concurrent users per replica (more replicas) lower ITL."
+	}
+	ways := []string{k.quant, k.parallel}
+	if k.spec != "" {
+		ways = append(ways, k.spec)
+	}
+	ways = append(ways, "a GPU with faster memory (HBM bandwidth)")
+	return "Decode binds: ITL grows with the running batch while no request waits for a slot, so more slots would not help. Make each decode step cheaper with " +
+		orList(ways) + "; or serve fewer users per replica (more replicas behind a load balancer)."
+}
+
+// prefillAdvice advises on a prefill bottleneck: TTFT grows with the prompt tokens in
+// flight while slots are free.
+func prefillAdvice(k engineKnobs, cpu bool) string {
+	if cpu {
+		return "Prefill binds: TTFT grows with the prompt tokens in flight while slots are free. On a CPU prompt processing is compute bound, so more cores (or a GPU), " +
+			k.prefix + ", or shorter prompts lower TTFT."
+	}
+	ways := []string{k.chunk, k.prefix}
+	if k.disagg != "" {
+		ways = append(ways, k.disagg)
+	}
+	ways = append(ways, "a GPU with more FLOPS", "shorter prompts")
+	return "Prefill binds: TTFT grows with the prompt tokens in flight while slots are free, so more slots would not help. Lower it with " + orList(ways) + "."
+}
+
+// orList joins phrases as "a, b, c or d".
+func orList(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
+}
+
+// queueAdvice advises on a queue (admission) bottleneck from what holds it (limit,
+// else the KV cache evidence), in the engine's settings.
+func queueAdvice(limit QueueLimit, kv kvEvidence, sc slotCount, k engineKnobs) string {
 	slots := "the running batch"
-	if n > 0 {
-		slots = fmt.Sprintf("the %d slots the server runs at once (%s)", n, "max_num_seqs")
-		if src == "fitted" {
-			slots = fmt.Sprintf("the about %d slots the server runs at once (fitted; its max_num_seqs)", n)
+	switch sc.kind {
+	case slotConfigured:
+		slots = fmt.Sprintf("the %d slots the server runs at once (%s)", sc.n, sc.setting)
+	case slotPlateau:
+		slots = fmt.Sprintf("the about %d requests the server ran at once at most (its running plateau; %s)", sc.n, k.slots)
+	case slotFitted:
+		slots = fmt.Sprintf("the about %d slots the server runs at once (fitted; its %s)", sc.n, k.slots)
+		if strings.HasPrefix(k.slots, "the ") {
+			slots = fmt.Sprintf("the about %d slots the server runs at once (fitted)", sc.n)
 		}
 	}
+	raise := "raising " + k.slots
+	if sc.n > 0 {
+		raise = fmt.Sprintf("raising %s above %d", k.slots, sc.n)
+	}
+	where := ""
+	if k.slotsWhere != "" {
+		where = fmt.Sprintf(" (%s)", k.slotsWhere)
+	}
+	note := ""
+	if k.slotsNote != "" {
+		note = " Note: " + k.slotsNote + "."
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Requests wait for one of %s. ", slots)
+	kvLimit := limit == QueueByKVCache || (limit == QueueLimitUnknown && kv.seen && (kv.peak >= kvFullFrac || kv.preemptions > 0))
+	if kvLimit {
+		b.WriteString("Requests wait for room in the KV cache, not for a slot. ")
+	} else {
+		fmt.Fprintf(&b, "Requests wait for one of %s. ", slots)
+	}
 	switch {
+	case kvLimit:
+		fmt.Fprintf(&b, "The KV cache is the limit (peak %.0f%% full, %.0f preemptions), so %s would not help: %s, %s, %s or %s raise capacity; otherwise add replicas behind a load balancer.",
+			100*kv.peak, kv.preemptions, raise, k.kvMemory, k.kvQuant, k.context, k.parallel)
 	case !kv.seen:
-		b.WriteString("No server metrics were scraped, so whether the KV cache has room is unknown: check kv_cache_usage_perc and preemptions; if it has room, raise max_num_seqs, else add replicas behind a load balancer.")
-	case kv.peak >= kvFullFrac || kv.preemptions > 0:
-		fmt.Fprintf(&b, "The KV cache is the limit (peak %.0f%% full, %.0f preemptions): more HBM or GPUs per replica, a quantised (FP8) KV cache or shorter contexts raise capacity; otherwise add replicas behind a load balancer.",
-			100*kv.peak, kv.preemptions)
-	case kv.peak < kvRoomyFrac:
-		raise := "raising max_num_seqs"
-		if n > 0 {
-			raise = fmt.Sprintf("raising max_num_seqs above %d", n)
+		what := "No server metrics were scraped"
+		if kv.scraped {
+			what = "The server's metrics have no KV-cache usage"
 		}
-		fmt.Fprintf(&b, "The KV cache peaked at only %.0f%% with no preemptions, so %s is likely safe and would raise capacity before buying more GPUs (watch ITL, which grows with the batch); beyond that, add replicas behind a load balancer.",
-			100*kv.peak, raise)
+		fmt.Fprintf(&b, "%s, so whether the KV cache has room is unknown: check %s; if it has room, raise %s%s, else add replicas behind a load balancer.%s",
+			what, k.kvMetric, k.slots, where, note)
+	case kv.peak < kvRoomyFrac:
+		fmt.Fprintf(&b, "The KV cache peaked at only %.0f%% with no preemptions, so %s is likely safe%s and would raise capacity before buying more GPUs (watch ITL, which grows with the batch); beyond that, add replicas behind a load balancer.%s",
+			100*kv.peak, raise, where, note)
 	default:
-		fmt.Fprintf(&b, "The KV cache peaked at %.0f%% with no preemptions: a modest rise of max_num_seqs may help (watch for preemptions); beyond that, add replicas behind a load balancer.",
-			100*kv.peak)
+		fmt.Fprintf(&b, "The KV cache peaked at %.0f%% with no preemptions: a modest rise of %s%s may help (watch for preemptions); beyond that, add replicas behind a load balancer.%s",
+			100*kv.peak, k.slots, where, note)
 	}
 	return b.String()
 }

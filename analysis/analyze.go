@@ -59,6 +59,8 @@ func analyzeInputs(in *runInputs) *Analysis {
 	if in.meta.Target.Simulator {
 		a.GroundTruth = in.meta.Target.Settings
 	}
+	dep := deploymentOf(in.meta, in.server)
+	a.Engine, a.EngineSource, a.RunningLimit, a.RunningLimitSource = dep.engine, dep.engineSource, dep.runLimit, dep.runLimitSource()
 	a.Schedule = scheduleOf(in)
 	for _, d := range in.damage {
 		if d.Any() {
@@ -79,7 +81,7 @@ func analyzeInputs(in *runInputs) *Analysis {
 		if len(inputs) == 0 {
 			continue
 		}
-		sa := analyzeSegment(name, weightOf(p, name), inputs, in.records, a.Constraints, p, server, seed)
+		sa := analyzeSegment(name, weightOf(p, name), inputs, in.records, a.Constraints, p, server, dep, seed)
 		sa.Search = searchOf(in.meta.Searches, name, sa.Steps)
 		if name == plan.MixSegment {
 			a.Mix = &sa
@@ -90,14 +92,14 @@ func analyzeInputs(in *runInputs) *Analysis {
 	a.Warnings = append(a.Warnings, stepWarnings(a)...)
 	sz := sizingOf(p) // reads the catalog override once
 	for i := range a.Segments {
-		a.Segments[i].Capacity.Advice = adviceFor(a.Segments[i].Capacity, &a.Segments[i], a.GroundTruth, sz.gpu)
+		a.Segments[i].Capacity.Advice = adviceFor(a.Segments[i].Capacity, &a.Segments[i], dep, sz.gpu)
 	}
 	if a.Mix != nil {
-		a.Mix.Capacity.Advice = adviceFor(a.Mix.Capacity, a.Mix, a.GroundTruth, sz.gpu)
+		a.Mix.Capacity.Advice = adviceFor(a.Mix.Capacity, a.Mix, dep, sz.gpu)
 	}
 	a.Overall, a.OverallSource = overall(a)
 	if a.Overall.Advice == "" { // no segment analysed
-		a.Overall.Advice = adviceFor(a.Overall, &SegmentAnalysis{}, a.GroundTruth, sz.gpu)
+		a.Overall.Advice = adviceFor(a.Overall, &SegmentAnalysis{}, dep, sz.gpu)
 	}
 	var warns []string
 	a.WhatIf, warns = whatIfRows(a.Overall, sz, p.Report.WhatIfGPUs)
@@ -134,12 +136,13 @@ type segmentEval struct {
 	fit   *Fit
 	r     capResult
 	rules capRules
+	rc    regimeContext
 }
 
 // evaluateSegment computes, sorts, fits and classifies a segment's steps and finds its
 // capacity. ok is false when no step is evidence (all ran late): then only all is set.
 func evaluateSegment(inputs []stepInput, st *store, cons []plan.Constraint, p *plan.Plan,
-	server map[int]*ServerStats) (segmentEval, bool) {
+	server map[int]*ServerStats, dep deployment) (segmentEval, bool) {
 	type pair struct {
 		s  StepStats
 		sm *stepSamples
@@ -173,11 +176,12 @@ func evaluateSegment(inputs []stepInput, st *store, cons []plan.Constraint, p *p
 		}
 	}
 	if evidence(); len(ev.steps) == 0 {
-		classifySteps(ev.all, segFit{})
+		classifySteps(ev.all, regimeContext{spec: p.SLA, dep: dep})
 		return ev, false
 	}
 	ev.sf = fitSteps(ev.steps, cons, nil)
-	classifySteps(ev.all, ev.sf)
+	ev.rc = regimeContext{sf: ev.sf, spec: p.SLA, dep: dep}
+	classifySteps(ev.all, ev.rc)
 	evidence() // with their regimes
 	if ev.sf.ok {
 		ev.fit = buildFit(ev.steps, ev.sf)
@@ -190,9 +194,9 @@ func evaluateSegment(inputs []stepInput, st *store, cons []plan.Constraint, p *p
 
 // analyzeSegment computes the steps, fit, regimes and capacity of one segment.
 func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, cons []plan.Constraint,
-	p *plan.Plan, server map[int]*ServerStats, seed uint64) SegmentAnalysis {
+	p *plan.Plan, server map[int]*ServerStats, dep deployment, seed uint64) SegmentAnalysis {
 	sa := SegmentAnalysis{Segment: name, Weight: weight, FromMix: len(inputs) > 0 && inputs[0].share > 0}
-	ev, ok := evaluateSegment(inputs, st, cons, p, server)
+	ev, ok := evaluateSegment(inputs, st, cons, p, server, dep)
 	sa.Steps = ev.all
 	if !ok { // nothing is evidence: no fit, no verdict, and say why
 		sa.Capacity = Capacity{Method: MethodNoData, Bottleneck: RegimeNone, BottleneckEvidence: noMeasuredEvidence(ev.all)}
@@ -201,7 +205,8 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	steps, r := ev.steps, ev.r
 	sa.Fit = ev.fit
 	c := Capacity{Method: r.method, LimitingConstraint: r.binding, RangeKind: r.kind}
-	c.Bottleneck, c.BottleneckEvidence = bottleneckOf(r, steps, ev.sf)
+	bn := bottleneckOf(r, steps, ev.rc)
+	c.Bottleneck, c.QueueLimit, c.BottleneckEvidence = bn.regime, bn.limit, bn.evidence
 	c.FirstStepSaturated = saturatedBelowFirst(c, steps)
 	atCapacity(&c, r, steps, ev.sf, p.SLA.ThinkTime.Seconds())
 	c.RangeLow, c.RangeHigh = r.lo, r.hi

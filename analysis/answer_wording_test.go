@@ -127,7 +127,7 @@ func TestCPUAdviceNamesNoHBM(t *testing.T) {
 	sa := &SegmentAnalysis{Steps: []StepStats{stepWith(1, 20, 10, 0)}}
 	for _, b := range []Regime{RegimeDecode, RegimePrefill} {
 		c := Capacity{Method: MethodMeasured, Bottleneck: b}
-		cpu, gpu := adviceFor(c, sa, nil, "2-core CPU"), adviceFor(c, sa, nil, "H100-SXM")
+		cpu, gpu := adviceFor(c, sa, deployment{}, "2-core CPU"), adviceFor(c, sa, deployment{}, "H100-SXM")
 		if strings.Contains(cpu, "HBM") || strings.Contains(cpu, "FLOPS") || !strings.Contains(cpu, "CPU") || cpu == gpu {
 			t.Errorf("%s: CPU advice %q", b, cpu)
 		}

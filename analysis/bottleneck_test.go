@@ -31,7 +31,8 @@ func TestBottleneckFollowsBindingMetric(t *testing.T) {
 		{saturatedName, sla.Bound{}, RegimeNone, "no bottleneck reached"},
 	} {
 		r := capResult{method: MethodMeasured, binding: c.binding, bound: c.bound, value: 2, pass: 0, fail: 1}
-		got, ev := bottleneckOf(r, steps, segFit{})
+		b := bottleneckOf(r, steps, regimeContext{})
+		got, ev := b.regime, b.evidence
 		if got != c.want || ev != c.ev {
 			t.Errorf("binding %q bound %v: bottleneck %s (%q), want %s (%q)", c.binding, c.bound, got, ev, c.want, c.ev)
 		}
@@ -54,7 +55,7 @@ func TestSaturatedFirstStepIsTyped(t *testing.T) {
 	} {
 		capa := Capacity{Method: MethodBelowFirstStep, Bottleneck: RegimeNone, FirstStepSaturated: c.saturated,
 			BottleneckEvidence: c.evidence, LimitingConstraint: "TTFT p95 ≤ 500 ms"}
-		advice := adviceFor(capa, sa, nil, "H100-SXM")
+		advice := adviceFor(capa, sa, deployment{}, "H100-SXM")
 		capa.Advice = advice
 		a := &Analysis{Schedule: plan.ScheduleRate, Plan: *p, Overall: capa, Segments: []SegmentAnalysis{*sa}}
 		answer := answerSentence(a, sizingOf(p))

@@ -108,7 +108,7 @@ func TestQueueEvidenceUsesTheITLRatio(t *testing.T) {
 	}
 	for _, c := range cases {
 		steps := []StepStats{stepWith(1, 20, 10, 0), stepWith(16, 25, c.itl16, 0), stepWith(32, 900, c.itl32, 16)}
-		classifySteps(steps, segFit{})
+		classifySteps(steps, regimeContext{})
 		s := steps[2]
 		if s.Regime != RegimeQueue || !strings.Contains(s.RegimeEvidence, c.want) {
 			t.Errorf("ITL 10 → %v → %v: regime %s, evidence %q lacks %q", c.itl16, c.itl32, s.Regime, s.RegimeEvidence, c.want)
@@ -119,7 +119,7 @@ func TestQueueEvidenceUsesTheITLRatio(t *testing.T) {
 // TestQueueAdviceUsesKVEvidence: room in the KV cache → raise max_num_seqs first; a full
 // KV cache or preemptions → the KV cache is the limit.
 func TestQueueAdviceUsesKVEvidence(t *testing.T) {
-	ground := map[string]any{"max_num_seqs": float64(16)}
+	ground := deploymentOf(rundir.RunMeta{Target: rundir.TargetInfo{Simulator: true, Settings: map[string]any{"max_num_seqs": float64(16)}}}, nil)
 	seg := func(kv, pre float64) *SegmentAnalysis {
 		steps := []StepStats{stepWith(1, 20, 10, 0), stepWith(32, 900, 10, 16)}
 		steps[0].Server.KVCacheUsageMax = kv / 4
@@ -133,7 +133,7 @@ func TestQueueAdviceUsesKVEvidence(t *testing.T) {
 			t.Errorf("roomy KV advice %q lacks %q", got, want)
 		}
 	}
-	if got := adviceFor(q, seg(0.42, 0), nil, ""); !strings.Contains(got, "about 16 slots") {
+	if got := adviceFor(q, seg(0.42, 0), deployment{}, ""); !strings.Contains(got, "about 16 slots") {
 		t.Errorf("advice without ground truth %q does not use the fitted 15.6 slots", got)
 	}
 	for _, kv := range [][2]float64{{0.97, 0}, {0.5, 3}} {

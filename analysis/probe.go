@@ -38,7 +38,7 @@ func Probe(dir, segment string, lo, hi float64) (capsearch.Probe, error) {
 		return out, nil
 	}
 	cons := constraintsOf(p.SLA)
-	ev, ok := evaluateSegment(inputs, in.records, cons, p, serverStats(in.server, in.steps))
+	ev, ok := evaluateSegment(inputs, in.records, cons, p, serverStats(in.server, in.steps), deploymentOf(in.meta, in.server))
 	for i := range ev.all {
 		s := &ev.all[i]
 		v := sla.Judge(p.SLA, stepSample(s))

@@ -93,7 +93,8 @@ func requiredCompletions(s *StepStats) (int, string) {
 type serverAcc struct {
 	n                      int
 	running, waiting, wMax float64
-	kvMax                  float64
+	rMax, kvMax            float64
+	kvSeen                 bool
 	preFirst, preLast      float64
 	preSeen                bool
 	// lateFirst and lateLast are the first and last scrapes of the simulator's
@@ -134,7 +135,7 @@ func serverStats(samples []rundir.MetricSample, windows map[int]rundir.StepSumma
 			continue
 		}
 		ss := &ServerStats{RunningMean: a.running / float64(a.n), WaitingMean: a.waiting / float64(a.n),
-			WaitingMax: a.wMax, KVCacheUsageMax: a.kvMax}
+			WaitingMax: a.wMax, RunningMax: a.rMax, KVCacheUsageMax: a.kvMax, kvSeen: a.kvSeen}
 		if a.preSeen {
 			ss.Preemptions = math.Max(0, a.preLast-a.preFirst)
 		}
@@ -170,9 +171,9 @@ func (a *serverAcc) add(m *rundir.MetricSample) {
 	a.n++
 	a.running += run
 	a.waiting += wait
-	a.wMax = math.Max(a.wMax, wait)
+	a.wMax, a.rMax = math.Max(a.wMax, wait), math.Max(a.rMax, run)
 	if kv, ok := rundir.ServerValue(*m, rundir.ServerKVCacheUsage); ok {
-		a.kvMax = math.Max(a.kvMax, kv)
+		a.kvMax, a.kvSeen = math.Max(a.kvMax, kv), true
 	}
 	if p, ok := rundir.ServerValue(*m, rundir.ServerPreemptions); ok {
 		if !a.preSeen {

@@ -33,6 +33,22 @@ const (
 	RegimeErrors Regime = "errors"
 )
 
+// QueueLimit is what holds requests in an admission queue (StepStats.QueueLimit and
+// Capacity.QueueLimit, set with RegimeQueue only): the running-batch slots or the KV
+// cache. Empty when the regime is not queue or the limit could not be told.
+type QueueLimit string
+
+// Queue limits.
+const (
+	QueueLimitUnknown QueueLimit = ""
+	// QueueBySlots: requests wait while the running batch is at its limit (max_num_seqs,
+	// --max-running-requests, --parallel, OLLAMA_NUM_PARALLEL…) with room in the KV cache.
+	QueueBySlots QueueLimit = "slots"
+	// QueueByKVCache: requests wait while the KV cache is full or preempting, with the
+	// running batch below its slot limit (more slots would not help).
+	QueueByKVCache QueueLimit = "kv_cache"
+)
+
 // CapacityMethod is how a capacity was found (Capacity.Method): MethodMeasured,
 // MethodInterpolated, MethodModel, MethodAtLeast, MethodBelowFirstStep or MethodNoData.
 type CapacityMethod string
@@ -164,6 +180,8 @@ type StepStats struct {
 
 	Regime         Regime `json:"regime"`
 	RegimeEvidence string `json:"regime_evidence"`
+	// QueueLimit (regime queue) says what holds the queue: slots or kv_cache.
+	QueueLimit QueueLimit `json:"queue_limit,omitempty"`
 
 	Server *ServerStats `json:"server,omitempty"`
 
@@ -175,7 +193,9 @@ type StepStats struct {
 
 // ServerStats are scraped server metrics over a step's measurement window.
 type ServerStats struct {
-	RunningMean     float64 `json:"running_mean"`
+	RunningMean float64 `json:"running_mean"`
+	// RunningMax is the largest running batch scraped in the window (requests).
+	RunningMax      float64 `json:"running_max"`
 	WaitingMean     float64 `json:"waiting_mean"`
 	WaitingMax      float64 `json:"waiting_max"`
 	KVCacheUsageMax float64 `json:"kv_cache_usage_max"` // 0..1
@@ -185,6 +205,8 @@ type ServerStats struct {
 	// iterations it ran then. Absent for other servers.
 	SimLatenessP99Ms float64 `json:"sim_lateness_p99_ms,omitempty"`
 	SimIterations    float64 `json:"sim_iterations,omitempty"`
+	// kvSeen: a KV-cache usage gauge was scraped (KVCacheUsageMax 0 is then a fact).
+	kvSeen bool
 }
 
 // Fit is the queueing model fitted to one segment's ladder.
@@ -294,6 +316,8 @@ type Capacity struct {
 	// (the error-rate bound fails) or none.
 	Bottleneck         Regime `json:"bottleneck"`
 	BottleneckEvidence string `json:"bottleneck_evidence"`
+	// QueueLimit (bottleneck queue) says what holds the queue: slots or kv_cache.
+	QueueLimit QueueLimit `json:"queue_limit,omitempty"`
 	// LimitingConstraint names the SLA constraint that binds first, e.g. "ttft p95 ≤ 500 ms".
 	LimitingConstraint string `json:"limiting_constraint"`
 	// ThroughputAtCapacity in req/s and output tokens/s at the capacity point: the
@@ -496,4 +520,12 @@ type Analysis struct {
 	StepsPlanned   int `json:"steps_planned,omitempty"`
 	// GroundTruth holds the simulator's known settings (max_num_seqs…) when applicable.
 	GroundTruth map[string]any `json:"ground_truth,omitempty"`
+	// Engine is the server software detected (vllm, sglang, llama.cpp, ollama, tgi or
+	// simulator; empty when unknown), EngineSource how; the advice names its settings.
+	Engine       Engine `json:"engine,omitempty"`
+	EngineSource string `json:"engine_source,omitempty"`
+	// RunningLimit is the configured running-batch limit in requests (0 when not
+	// recorded), RunningLimitSource the setting it was read from.
+	RunningLimit       int    `json:"running_limit,omitempty"`
+	RunningLimitSource string `json:"running_limit_source,omitempty"`
 }

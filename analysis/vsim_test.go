@@ -21,6 +21,9 @@ type vsim struct {
 	warmupS        float64
 	windowS        float64
 	seed           uint64
+	// observe, when set, is called after each closed-loop iteration with the step, the
+	// virtual time (ms) and the running and waiting requests (as a server's gauges).
+	observe func(step int, tMs float64, running, waiting int)
 }
 
 type vreq struct {
@@ -53,6 +56,9 @@ func (v vsim) step(stepIdx int, seg string, n int) []rundir.Record {
 			admitted++
 		}
 		t += v.d0 + v.d1*float64(len(running)) + v.prefillPerTok*float64(admitted*v.prompt)
+		if v.observe != nil {
+			v.observe(stepIdx, t, len(running), len(waiting))
+		}
 		keep := running[:0]
 		for _, r := range running {
 			if !r.started {
