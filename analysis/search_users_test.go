@@ -16,7 +16,7 @@ func demoUsersPlan(t *testing.T, over map[string]any) *plan.Plan {
 	t.Helper()
 	ov := map[string]any{"target.simulator.speed_up": 4, "sla.think_time": "2500ms", "sla.ttft_ms.p95": 125,
 		"sla.itl_ms.p95": 12.5, "ladder.per_segment": false, "ladder.mix": true, "ladder.warmup.duration": "1s",
-		"ladder.duration": "4s", "ladder.grace": "3s", "report.formats": []any{"json"}}
+		"ladder.duration": "8s", "ladder.grace": "3s", "report.formats": []any{"json"}}
 	for k, v := range over {
 		ov[k] = v
 	}
@@ -56,7 +56,7 @@ func TestDemoSearchUsersAgreesWithMeasuredUsers(t *testing.T) {
 	}
 	// A dense users ladder around the answer, measured afterwards: the largest passing.
 	var dense []any
-	for _, f := range []float64{0.8, 0.9, 1, 1.1, 1.2} {
+	for _, f := range []float64{0.85, 0.93, 1, 1.07, 1.15} {
 		dense = append(dense, int(math.Round(f*float64(c.Users))))
 	}
 	q := demoUsersPlan(t, map[string]any{"ladder.users": dense})
