@@ -223,6 +223,16 @@ func classifyByServer(s, prev *StepStats, ref latencyRef, lim runLimit, rc regim
 	free := "no request waits for a slot or the KV cache"
 	rising := ttftUp || itlUp || broken[sla.TTFT] || broken[sla.TTFO] || broken[sla.ITL] || broken[sla.E2E]
 	switch {
+	case (broken[sla.TTFT] || broken[sla.TTFO]) && !broken[sla.ITL] && !prefillBinds(share, itlX) && transientQueue(s, lim):
+		// Random arrivals queue in bursts: the mean backlog is small, but the TTFT tail
+		// that breaks the SLA is requests that waited while running was at its limit.
+		ql := QueueBySlots
+		if kvFull(s.Server) {
+			ql = QueueByKVCache
+		}
+		return RegimeQueue, ql, strings.Join(append(ev, fmt.Sprintf(
+			"requests wait in bursts: up to %.0f waiting while running reached %.0f%s, and the TTFT tail breaks the SLA",
+			s.Server.WaitingMax, s.Server.RunningMax, ofLimit(lim))), "; ")
 	case rising && prefillBinds(share, itlX):
 		return RegimePrefill, QueueLimitUnknown, strings.Join(append(ev, shareText,
 			free+": TTFT grows with the prompt tokens in flight and prefill chunks inflate ITL"), "; ")

@@ -84,10 +84,14 @@ func slotBacklogged(s *StepStats) bool {
 }
 
 // requestsInSystem is the number of requests a step held on average: the concurrency
-// (closed loop), else the rate × mean E2E (Little's law).
+// (closed loop), a users step's measured in flight, else the rate × mean E2E (Little's
+// law).
 func requestsInSystem(s *StepStats) float64 {
-	if s.Schedule == plan.ScheduleConcurrency || (s.Rate == 0 && s.Concurrency > 0) {
+	switch {
+	case s.Schedule == plan.ScheduleConcurrency || (s.Rate == 0 && s.Concurrency > 0):
 		return s.Load
+	case s.Schedule == plan.ScheduleUsers:
+		return usersInFlight(s)
 	}
 	return s.Rate * s.E2EMs.Mean / 1000
 }
@@ -97,6 +101,18 @@ func requestsInSystem(s *StepStats) float64 {
 func backlogged(s *StepStats) bool {
 	sv := s.Server
 	return sv != nil && sv.WaitingMean >= math.Max(backlogMinMean, backlogMinShare*requestsInSystem(s))
+}
+
+// transientQueue reports whether requests at s waited at times with the running batch
+// at its limit (configured or plateau): a waiting maximum of one or more while running
+// reached atLimitFrac of the limit, though the mean backlog is below backlogged's.
+func transientQueue(s *StepStats, lim runLimit) bool {
+	sv := s.Server
+	n := lim.n
+	if !lim.configured {
+		n = lim.plateau
+	}
+	return sv != nil && n > 0 && sv.WaitingMax >= 1 && sv.RunningMax >= atLimitFrac*n
 }
 
 // kvFull reports whether the KV cache was the limit in a window: usage at kvFullFrac or
