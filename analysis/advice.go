@@ -111,6 +111,9 @@ func adviceFor(c Capacity, sa *SegmentAnalysis, dep deployment, device string) s
 		return "The load generator's own limit (ladder.max_concurrency, or the client machine) held requests back before the server reached a bottleneck: raise or remove ladder.max_concurrency (or use a faster client) and rerun to find the server's limit."
 	}
 	if c.Method == MethodAtLeast || c.Method == MethodModel {
+		if sa.Search != nil {
+			return "No bottleneck reached within the search: raise ladder.search.max to find the limit."
+		}
 		return "No bottleneck reached within the ladder: extend the ladder to higher loads to find the limit."
 	}
 	return "No single bottleneck stands out at the capacity point: compare TTFT and ITL across the steps."

@@ -19,11 +19,10 @@ func searchOf(logs []rundir.SearchLog, name string, steps []StepStats) *Search {
 			s.StopText = "the run ended before the search did"
 		}
 		for _, st := range lg.Steps {
-			pt := SearchPoint{Step: st.Index, Load: st.Load, Pass: st.Pass, Unreliable: st.Unreliable,
-				Guided: st.Guided, PredictedLoad: st.PredictedLoad}
+			pt := SearchPoint{Step: st.Index, Load: st.Load, Unfinished: true, Guided: st.Guided, PredictedLoad: st.PredictedLoad}
 			for i := range steps {
 				if steps[i].Step == st.Index {
-					pt.Pass, pt.Unreliable = steps[i].MeetsSLA, steps[i].SimulatorLate
+					pt.Pass, pt.Unreliable, pt.Unfinished = steps[i].MeetsSLA, steps[i].SimulatorLate, false
 				}
 			}
 			s.Path = append(s.Path, pt)

@@ -133,12 +133,14 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule, thinkDist string) 
 }
 
 // searchPathText is a search's loads in the order measured, each marked ✓ (met the
-// SLA), ✗ (broke it) or ? (unreliable), "*" after a load the model chose.
+// SLA), ✗ (broke it), ? (unreliable) or "(unfinished)", "*" after a load the model chose.
 func searchPathText(s *Search) string {
 	parts := make([]string, 0, len(s.Path))
 	for _, p := range s.Path {
 		mark := "✗"
 		switch {
+		case p.Unfinished:
+			mark = " (unfinished)"
 		case p.Unreliable:
 			mark = "?"
 		case p.Pass:

@@ -429,6 +429,8 @@ type SearchPoint struct {
 	Load          float64 `json:"load"`
 	Pass          bool    `json:"pass"`
 	Unreliable    bool    `json:"unreliable,omitempty"`
+	// Unfinished: the run ended during this step; it has no verdict.
+	Unfinished bool `json:"unfinished,omitempty"`
 	Guided        bool    `json:"guided,omitempty"`
 	PredictedLoad float64 `json:"predicted_load,omitempty"`
 }

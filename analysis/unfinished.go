@@ -75,7 +75,10 @@ func dropUnfinished(in *runInputs, dir string) runProgress {
 // as the sweep's progress shows it.
 func unfinishedName(in *runInputs, g *group) string {
 	load := fmt.Sprintf("concurrency %d", g.concurrency)
-	if g.concurrency == 0 && g.rate > 0 {
+	switch {
+	case g.users > 0:
+		load = fmt.Sprintf("%d users", g.users)
+	case g.concurrency == 0 && g.rate > 0:
 		load = fmt.Sprintf("rate %s req/s", fmtNum(g.rate))
 	}
 	return fmt.Sprintf("%d (%s, %s)", g.key.step+1, g.key.stepSeg, load)

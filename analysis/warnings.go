@@ -205,11 +205,21 @@ func headlineWarnings(a *Analysis) []Warning {
 		out = append(out, warning(WarnHeadlineProjected, "The capacity is a model projection beyond the last measured step, not a measurement."))
 	case MethodAtLeast:
 		if !a.Overall.ClientLimited { // the client's limit, not the ladder's top, bounds it (its segment's warning says so)
-			out = append(out, warning(WarnHeadlineAtLeast, "Every step met the SLA: the capacity is the highest load tested, a lower bound; extend the ladder upwards to find the limit."))
+			fix := "extend the ladder upwards to find the limit"
+			if a.Plan.Ladder.Search != nil {
+				fix = "raise ladder.search.max to find the limit"
+			}
+			out = append(out, warning(WarnHeadlineAtLeast, "Every step met the SLA: the capacity is the highest load tested, a lower bound; %s.", fix))
 		}
 	case MethodBelowFirstStep:
 		if a.Overall.Bottleneck != RegimeErrors {
-			out = append(out, warning(WarnHeadlineBelowFirstStep, "The SLA already fails at the lowest load measured: extend the ladder downwards."))
+			fix := "extend the ladder downwards"
+			if s := a.Plan.Ladder.Search; s != nil && s.Integer() {
+				fix = "no smaller load exists: relax the SLA or make the deployment faster"
+			} else if s != nil {
+				fix = "lower ladder.search.start"
+			}
+			out = append(out, warning(WarnHeadlineBelowFirstStep, "The SLA already fails at the lowest load measured: %s.", fix))
 		}
 	case MethodNoData:
 		msg := "No measured step had data: the capacity could not be determined."

@@ -273,8 +273,14 @@ func inside(cfg plan.Search, trials []Trial, pass, fail float64, g Guide) (float
 // secant is where the worst bound's ratio, interpolated linearly in its logarithm
 // between the passing and the failing trials, crosses 1 (regula falsi), kept at
 // least a fifth of the bracket from either end so a curved metric cannot stall the
-// search at one side; the bisection when either ratio is unknown.
+// search at one side; the bisection when either ratio is unknown or the last two
+// trials failed.
 func secant(cfg plan.Search, trials []Trial, pass, fail float64) float64 {
+	if n := len(trials); n >= 2 && !trials[n-1].Pass && !trials[n-2].Pass {
+		// Two failures in a row: a convex metric keeps the secant on the failing side
+		// (regula falsi's stall), so halve the bracket instead.
+		return bisect(cfg, pass, fail)
+	}
 	rp, rf := ratioAt(trials, pass), ratioAt(trials, fail)
 	if !(rp > 0) || !(rf > 1) || rp >= 1 || math.IsInf(rf, 1) {
 		return bisect(cfg, pass, fail)

@@ -170,3 +170,25 @@ func TestSecantBeatsBisectionOnASmoothMetric(t *testing.T) {
 		t.Errorf("secant %d steps, bisection %d: want fewer", sec, bis)
 	}
 }
+
+// TestSecantDoesNotStallOnTheFailingSide: on a metric that explodes towards saturation
+// (convex), regula falsi alone keeps landing just below the failing load; after two
+// failures in a row the search halves the bracket, so it converges within the budget.
+func TestSecantDoesNotStallOnTheFailingSide(t *testing.T) {
+	c := cfg(plan.SearchRate)
+	c.Start, c.Max, c.MaxSteps, c.Tolerance = 5, 1000, 10, 0.05
+	const sat = 180.0                                                         // the saturation rate
+	ratio := func(x float64) float64 { return 0.3 / math.Max(1-x/sat, 0.01) } // ∞ at saturation
+	k := 0.7 * sat                                                            // where the ratio is 1
+	var trials []Trial
+	for {
+		d := Next(c, trials, Guide{})
+		if d.Stop != StopNone {
+			if d.Stop == StopMaxSteps || d.Pass > k || d.Fail <= k {
+				t.Errorf("stop %s with bracket [%g, %g) after %v", d.Stop, d.Pass, d.Fail, trials)
+			}
+			return
+		}
+		trials = append(trials, Trial{Load: d.Load, Pass: ratio(d.Load) <= 1, Ratio: ratio(d.Load)})
+	}
+}

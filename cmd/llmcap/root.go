@@ -110,7 +110,9 @@ func concurrencyOverrides(flag string, out map[string]any) error {
 		return nil
 	case "auto":
 		out["ladder.concurrency"], out["ladder.rate"] = []any{}, []any{}
+		// Concurrency bounds, not those of a file's search over users or rate.
 		out["ladder.search.over"] = plan.SearchConcurrency
+		out["ladder.search.start"], out["ladder.search.max"] = plan.DefaultSearchStart, plan.DefaultSearchMaxLoad
 		return nil
 	}
 	var levels []any
