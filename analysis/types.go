@@ -425,12 +425,12 @@ type Search struct {
 // SearchPoint is one step of a capacity search: its load, whether it met the SLA,
 // and whether the queueing model chose it (Guided, with the capacity it predicted).
 type SearchPoint struct {
-	Step          int     `json:"step"`
-	Load          float64 `json:"load"`
-	Pass          bool    `json:"pass"`
-	Unreliable    bool    `json:"unreliable,omitempty"`
+	Step       int     `json:"step"`
+	Load       float64 `json:"load"`
+	Pass       bool    `json:"pass"`
+	Unreliable bool    `json:"unreliable,omitempty"`
 	// Unfinished: the run ended during this step; it has no verdict.
-	Unfinished bool `json:"unfinished,omitempty"`
+	Unfinished    bool    `json:"unfinished,omitempty"`
 	Guided        bool    `json:"guided,omitempty"`
 	PredictedLoad float64 `json:"predicted_load,omitempty"`
 }
