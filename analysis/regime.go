@@ -223,9 +223,10 @@ func classifyByServer(s, prev *StepStats, ref latencyRef, lim runLimit, rc regim
 	free := "no request waits for a slot or the KV cache"
 	rising := ttftUp || itlUp || broken[sla.TTFT] || broken[sla.TTFO] || broken[sla.ITL] || broken[sla.E2E]
 	switch {
-	case (broken[sla.TTFT] || broken[sla.TTFO]) && !broken[sla.ITL] && !prefillBinds(share, itlX) && transientQueue(s, lim):
-		// Random arrivals queue in bursts: the mean backlog is small, but the TTFT tail
-		// that breaks the SLA is requests that waited while running was at its limit.
+	case (broken[sla.TTFT] || broken[sla.TTFO]) && !broken[sla.ITL] && transientQueue(s, lim):
+		// Random arrivals queue in bursts: the mean backlog may be small, but the TTFT
+		// tail that breaks the SLA is requests that waited while running was at its
+		// limit — whatever share of the server's time prefill takes.
 		ql := QueueBySlots
 		if kvFull(s.Server) {
 			ql = QueueByKVCache
