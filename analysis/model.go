@@ -320,7 +320,11 @@ const defaultZ = 1.645
 // terms returns the model's base, mean queueing delay and queueing-delay standard
 // deviation of a metric at load x.
 func (m qmodel) terms(metric string, x, lout float64) (base, wait, sigma float64) {
-	st := m.state(x, lout)
+	return m.termsAt(metric, m.state(x, lout))
+}
+
+// termsAt is terms from a solved state.
+func (m qmodel) termsAt(metric string, st qstate) (base, wait, sigma float64) {
 	switch metric {
 	case "itl":
 		return m.itlAt(st.b), 0, 0
@@ -337,10 +341,14 @@ func (m qmodel) terms(metric string, x, lout float64) (base, wait, sigma float64
 // for the fraction w − ⌊w⌋ of requests (the mean is w·S, as Little's law requires).
 // So just past c slots the p95 jumps from 0 to a whole service time: TTFT p95 ≈ A + S.
 func (m qmodel) roundsWait(n, q, lout float64) float64 {
+	return m.roundsWaitAt(n, q, m.state(n, lout))
+}
+
+// roundsWaitAt is roundsWait from the solved state at n.
+func (m qmodel) roundsWaitAt(n, q float64, st qstate) float64 {
 	if m.open || n <= m.c {
 		return 0
 	}
-	st := m.state(n, lout)
 	w := n/m.c - 1
 	whole := math.Floor(w + 1e-12)
 	if w-whole > 1-q+1e-12 {
@@ -469,9 +477,10 @@ func calibrateNormal(m qmodel, pts []point, metric, stat string) (calib, bool) {
 
 // predict returns the calibrated prediction of a metric statistic at n.
 func (m qmodel) predict(c calib, metric string, n, lout float64) float64 {
-	base, w, sg := m.terms(metric, n, lout)
+	st := m.state(n, lout) // solved once for both terms
+	base, w, sg := m.termsAt(metric, st)
 	if c.rounds {
-		return c.a*base + m.roundsWait(n, c.q, lout)
+		return c.a*base + m.roundsWaitAt(n, c.q, st)
 	}
 	return c.a*base + w + c.z*sg
 }

@@ -2,23 +2,10 @@ package analysis
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/llmcap/llmcap/capsearch"
 	"github.com/llmcap/llmcap/sla"
 )
-
-// worstRatio is the largest measured/threshold ratio of a verdict's latency bounds (0
-// when none has a finite one).
-func worstRatio(v sla.Verdict) float64 {
-	worst := 0.0
-	for _, c := range v.Checks {
-		if r := c.Ratio(); c.Bound.Metric != sla.ErrorRate && !math.IsNaN(r) && !math.IsInf(r, 0) && r > worst {
-			worst = r
-		}
-	}
-	return worst
-}
 
 // Probe judges and fits the steps of segment (or plan.MixSegment) recorded so far in
 // the run directory dir, as Analyze does but without the bootstrap, and predicts the
@@ -42,7 +29,7 @@ func Probe(dir, segment string, lo, hi float64) (capsearch.Probe, error) {
 	for i := range ev.all {
 		s := &ev.all[i]
 		v := sla.Judge(p.SLA, stepSample(s))
-		out.Verdicts[s.Step] = capsearch.Trial{Load: s.Load, Pass: v.Pass, Unreliable: s.SimulatorLate, Ratio: worstRatio(v)}
+		out.Verdicts[s.Step] = capsearch.Trial{Load: s.Load, Pass: v.Pass, Unreliable: s.SimulatorLate, Ratio: v.WorstRatio()}
 	}
 	if !ok || !ev.sf.ok || ev.fit == nil || ev.fit.Underdetermined {
 		return out, nil // no model identified: the search grows or bisects blind

@@ -16,7 +16,6 @@ package capsearch
 
 import (
 	"math"
-	"sort"
 
 	"github.com/llmcap/llmcap/plan"
 )
@@ -212,30 +211,31 @@ func grow(cfg plan.Search, pass float64, g Guide, under bool) (float64, bool) {
 	return round(cfg, math.Min(next, cfg.Max)), guided
 }
 
-// underestimates counts guided trials that passed above the capacity predicted for them.
-func underestimates(trials []Trial) int {
-	n := 0
+// misses counts the guided trials whose outcome contradicted their prediction:
+// under, those that passed above the capacity predicted for them (the model
+// underestimated); all, those and the ones that failed at or below it.
+func misses(trials []Trial) (under, all int) {
 	for _, t := range trials {
-		if t.Guided && !t.Unreliable && t.Predicted > 0 && t.Pass && t.Load > t.Predicted*(1+1e-9) {
-			n++
+		if !t.Guided || t.Unreliable || t.Predicted <= 0 {
+			continue
+		}
+		above := t.Load > t.Predicted*(1+1e-9)
+		switch {
+		case t.Pass && above:
+			under++
+			all++
+		case !t.Pass && !above:
+			all++
 		}
 	}
-	return n
+	return under, all
 }
 
-// mispredictions counts guided trials whose outcome contradicted their prediction
-// (passed above it, or failed at or below it).
-func mispredictions(trials []Trial) int {
-	n := 0
-	for _, t := range trials {
-		if t.Guided && !t.Unreliable && t.Predicted > 0 {
-			if (t.Pass && t.Load > t.Predicted*(1+1e-9)) || (!t.Pass && t.Load <= t.Predicted*(1+1e-9)) {
-				n++
-			}
-		}
-	}
-	return n
-}
+// underestimates counts guided trials that passed above the capacity predicted for them.
+func underestimates(trials []Trial) int { u, _ := misses(trials); return u }
+
+// mispredictions counts guided trials whose outcome contradicted their prediction.
+func mispredictions(trials []Trial) int { _, a := misses(trials); return a }
 
 // inside is the next load within the bracket (pass, fail): the model's predicted
 // capacity, or, when the model puts the capacity at pass, the load just past it; the
@@ -341,11 +341,4 @@ func round(cfg plan.Search, x float64) float64 {
 	}
 	e := math.Pow(10, math.Floor(math.Log10(x))-2)
 	return math.Round(x/e) * e
-}
-
-// Sorted returns the trials ordered by load (a copy).
-func Sorted(trials []Trial) []Trial {
-	out := append([]Trial(nil), trials...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Load < out[j].Load })
-	return out
 }

@@ -173,10 +173,7 @@ func (p *Plan) StepAt(i int, name string, load float64) Step {
 	case ScheduleRate:
 		return p.newStep(i, name, ScheduleRate, 0, load)
 	case ScheduleUsers:
-		st := p.newStep(i, name, ScheduleUsers, 0, 0)
-		st.Users = int(math.Round(load))
-		st.Estimated = p.EstimateStep(st)
-		return st
+		return p.newUsersStep(i, name, int(math.Round(load)))
 	}
 	return p.newStep(i, name, ScheduleConcurrency, int(math.Round(load)), 0)
 }

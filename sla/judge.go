@@ -95,6 +95,18 @@ type Verdict struct {
 	Checks []Check
 }
 
+// WorstRatio is the largest Ratio of the verdict's latency bounds that has a finite
+// one (0 when none has): how far the sample is from its tightest latency bound.
+func (v Verdict) WorstRatio() float64 {
+	worst := 0.0
+	for _, c := range v.Checks {
+		if r := c.Ratio(); c.Bound.Metric != ErrorRate && !math.IsNaN(r) && !math.IsInf(r, 0) && r > worst {
+			worst = r
+		}
+	}
+	return worst
+}
+
 // Violations returns the checks that fail, in order.
 func (v Verdict) Violations() []Check {
 	var out []Check
