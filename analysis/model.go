@@ -384,13 +384,13 @@ func serviceCV(m qmodel, pts []point) (float64, bool) {
 
 // calibrate fits a metric statistic's calibration by relative least squares over the
 // points that have it: a, z ≥ 0 of the normal delay; for a percentile of a closed
-// loop also a of the synchronised-rounds delay (roundsWait), kept when the service
+// loop without think time also a of the synchronised-rounds delay (roundsWait), kept when the service
 // times are near constant (serviceCV ≤ roundsMaxCV) and the points agree with it
 // (roundsMaxErr), or when it fits them at least as well. Without queueing data z defaults to defaultZ.
 func calibrate(m qmodel, pts []point, metric, stat string) (calib, bool) {
 	normal, ok := calibrateNormal(m, pts, metric, stat)
-	if !ok || m.open || metric == "itl" {
-		return normal, ok
+	if !ok || m.open || m.think > 0 || metric == "itl" {
+		return normal, ok // users who think a random time arrive at random: no rounds
 	}
 	st, _ := sla.ParseStatistic(stat)
 	q, isQ := st.Quantile()
