@@ -28,6 +28,7 @@ type SSEParser struct {
 	skipLF  bool   // the previous line ended with CR: a leading LF belongs to it
 	bomSeen int    // bytes of a leading BOM matched so far (3 = done checking)
 	maxLine int    // 0 = unlimited; otherwise longer lines are an error
+	unknown int    // lines that are no SSE field (data, event, id, retry) nor a comment
 }
 
 // ErrSSELineTooLong is returned by Feed when a line exceeds the limit set with
@@ -41,6 +42,11 @@ func (e errSSE) Error() string { return string(e) }
 // SetMaxLine bounds the length in bytes of one line and of one event's data (0 means
 // unlimited, the default). A longer line makes Feed return ErrSSELineTooLong.
 func (p *SSEParser) SetMaxLine(n int) { p.maxLine = n }
+
+// UnknownLines is how many lines of the stream so far were neither a comment nor one of
+// the fields data, event, id and retry (an unterminated last line included once Finish
+// ran): a body with such lines and no event is not an event stream.
+func (p *SSEParser) UnknownLines() int { return p.unknown }
 
 // Reset clears all state so the parser can read a new stream, keeping its buffers.
 func (p *SSEParser) Reset() {
@@ -93,6 +99,9 @@ func (p *SSEParser) Feed(b []byte, emit func(SSEEvent) error) error {
 // (terminated) when the stream ended; an unterminated last line is discarded, so a
 // stream cut inside a line never yields a partial event.
 func (p *SSEParser) Finish(emit func(SSEEvent) error) error {
+	if len(p.line) > 0 && !knownFieldPrefix(p.line) {
+		p.unknown++
+	}
 	p.line = p.line[:0]
 	if !p.hasData {
 		return nil
@@ -165,6 +174,9 @@ func (p *SSEParser) processLine(line []byte, emit func(SSEEvent) error) error {
 		p.hasData = true
 	case "event":
 		p.typ = append(p.typ[:0], value...)
+	case "id", "retry":
+	default:
+		p.unknown++
 	}
 	// "id", "retry" and unknown fields are tolerated and ignored.
 	return nil
@@ -176,4 +188,19 @@ func (p *SSEParser) dispatch(emit func(SSEEvent) error) error {
 	p.typ = p.typ[:0]
 	p.hasData = false
 	return err
+}
+
+// knownFieldPrefix reports whether an unterminated line may be the start of an SSE line:
+// a comment, a known field, or a prefix of a known field's name.
+func knownFieldPrefix(line []byte) bool {
+	if line[0] == ':' {
+		return true
+	}
+	field, _, colon := bytes.Cut(line, []byte{':'})
+	for _, f := range []string{"data", "event", "id", "retry"} {
+		if string(field) == f || (!colon && len(field) < len(f) && f[:len(field)] == string(field)) {
+			return true
+		}
+	}
+	return false
 }

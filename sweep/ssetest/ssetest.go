@@ -47,6 +47,11 @@ type Script struct {
 	Steps []Step
 	// End says how the response ends.
 	End End
+	// Forever, when non-empty, is written and flushed over and over after Steps, every
+	// ForeverGap, until the client goes away: a stream that never ends (End is then
+	// not reached).
+	Forever    []byte
+	ForeverGap time.Duration
 }
 
 // Sent is the server's own record of one response. Times are taken with time.Now
@@ -205,6 +210,17 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		rec.Steps = append(rec.Steps, time.Now())
 	}
 	markWritten()
+	for len(sc.Forever) > 0 {
+		if sc.ForeverGap > 0 {
+			time.Sleep(sc.ForeverGap)
+		}
+		if _, err := w.Write(sc.Forever); err != nil {
+			return
+		}
+		if rc.Flush() != nil {
+			return
+		}
+	}
 	switch sc.End {
 	case EndAbort:
 		// net/http closes the connection without the terminating chunk; the deferred
