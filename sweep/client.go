@@ -334,11 +334,12 @@ func (c *Client) put(s *stream) {
 		s.req = nil
 	}
 	if cap(s.parser.line) > keep || cap(s.parser.data) > keep || cap(s.answer) > 4*keep ||
-		cap(s.dec.c.content) > keep {
+		cap(s.dec.c.content) > keep || cap(s.compact) > keep {
 		s.parser = SSEParser{}
 		s.parser.SetMaxLine(eventLimit(c.limit))
-		s.dec = chunkDecoder{}
-		s.answer = nil
+		s.parser.setLargeEvents(true)
+		s.dec = chunkDecoder{onBig: s.onBigContent}
+		s.answer, s.compact, s.bigs = nil, nil, nil
 	}
 	s.rec, s.wrote = nil, nil
 	c.pool.Put(s)

@@ -50,10 +50,16 @@ type stream struct {
 	head   [64]byte
 	headN  int // the first body bytes (for a "not an event stream" message)
 	icl    []float64
-	emit   func(SSEEvent) error
-	wrote  *atomic.Int64 // monoNs when the request was written (0: not yet/never)
-	req    []byte        // the raw path's request bytes (scratch)
-	raw    rawBody       // the raw path's response body
+	// A large event (sse_big.go): its compact text, big strings and rope, and the
+	// scratch that decodes big content.
+	compact []byte
+	bigs    []bigString
+	rope    *sseRope
+	unesc   bigUnescaper
+	emit    func(SSEEvent) error
+	wrote   *atomic.Int64 // monoNs when the request was written (0: not yet/never)
+	req     []byte        // the raw path's request bytes (scratch)
+	raw     rawBody       // the raw path's response body
 
 	now, sent, first, firstOut, last time.Time
 	haveFirst, haveOut, haveLast     bool
@@ -71,6 +77,8 @@ func newStream(c *Client) *stream {
 	s := &stream{c: c, buf: make([]byte, streamBufSize)}
 	s.emit = s.onEvent
 	s.parser.SetMaxLine(eventLimit(c.limit))
+	s.parser.setLargeEvents(true)
+	s.dec.onBig = s.onBigContent
 	return s
 }
 
@@ -106,6 +114,7 @@ func fnv1a(h uint64, b []byte) uint64 {
 func (s *stream) reset(rec *rundir.Record, keepAll bool) {
 	*s = stream{
 		c: s.c, rec: rec, parser: s.parser, dec: s.dec, buf: s.buf, emit: s.emit, req: s.req,
+		compact: s.compact[:0], bigs: s.bigs[:0], unesc: s.unesc,
 		answer: s.answer[:0], icl: s.icl[:0], finish: s.finish[:0], keep: AnswerPrefixBytes,
 		hash: fnvOffset64,
 	}
@@ -123,6 +132,13 @@ func (s *stream) addContent(b []byte) {
 	if room := s.keep - len(s.answer); room > 0 {
 		s.answer = append(s.answer, b[:min(room, len(b))]...)
 	}
+}
+
+// onBigContent takes a big content string of a large event, after prior, the content
+// gathered before it in the same chunk.
+func (s *stream) onBigContent(prior []byte, b *bigString) error {
+	s.addContent(prior)
+	return s.unesc.stream(s.rope, *b, s.addContent)
 }
 
 // countBody adds n body bytes read, failing the request (response_too_large) when the
@@ -150,6 +166,14 @@ func (s *stream) setError(class, msg string) {
 // onEvent applies one SSE event read at s.now.
 func (s *stream) onEvent(ev SSEEvent) error {
 	s.eventsSeen++
+	if ev.big != nil {
+		// A large event: decoded from a compact copy, its long strings left in the
+		// rope (about its size plus a constant, however large).
+		s.compact, s.bigs = compactRope(ev.big, s.compact[:0], s.bigs[:0])
+		s.rope, s.dec.bigs = ev.big, s.bigs
+		ev.Data = s.compact
+		defer func() { s.rope, s.dec.bigs = nil, nil }()
+	}
 	data := bytes.TrimSpace(ev.Data)
 	if string(ev.Type) == "error" {
 		msg := string(data)
@@ -177,7 +201,7 @@ func (s *stream) apply(c *chunk) {
 	if c.hasError {
 		s.setError(classifyInBand(c.errRaw), s.c.redact(string(c.errText)))
 	}
-	content, reasoning := len(c.content) > 0, c.reasoning > 0
+	content, reasoning := len(c.content) > 0 || c.bigContent, c.reasoning > 0
 	if content || reasoning {
 		if !s.haveFirst {
 			s.first, s.haveFirst = s.now, true
