@@ -1,7 +1,10 @@
 // Package ssetest is a scripted server-sent-events server on 127.0.0.1 for tests: it
 // replays byte-exact response bodies, written step by step with timed delays and a
 // flush after each step, and records its own send timestamps so a client's
-// measurements can be checked against what was actually sent.
+// measurements can be checked against what was actually sent. FIFO (fifo.go) is a
+// queueing server of known capacity; FaultServer (faults.go) answers over a raw TCP
+// listener with scripted faults (resets, 429/503, hangs, garbage, framing lies,
+// HTTP/1.0, outages, endless streams) and counts what it answered.
 package ssetest
 
 import (
