@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/redact"
 	"github.com/llmcap/llmcap/rundir"
 )
 
@@ -42,8 +44,10 @@ type Process struct {
 }
 
 // StartProcess starts argv with the current environment plus env, appending its stdout
-// and stderr to logPath. Errors: the log cannot be opened, or the program cannot start.
-func StartProcess(argv, env []string, logPath string) (*Process, error) {
+// and stderr to logPath; with red set, through a pipe that masks red's secrets line by
+// line (redact.Writer: a server printing its own arguments does not put an API key in
+// server.log). Errors: the log cannot be opened, or the program cannot start.
+func StartProcess(argv, env []string, logPath string, red *redact.Redactor) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("launch: no command")
 	}
@@ -51,11 +55,28 @@ func StartProcess(argv, env []string, logPath string) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("launch: open %s: %w", logPath, err)
 	}
+	out, copied := logf, closedChan()
+	var pr *os.File
+	if red != nil {
+		if pr, out, err = os.Pipe(); err != nil {
+			logf.Close()
+			return nil, fmt.Errorf("launch: log pipe: %w", err)
+		}
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Stdout, cmd.Stderr = out, out
 	ownProcessGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if pr != nil {
+		out.Close() // the child holds its own copy of the write end
+		if err != nil {
+			pr.Close()
+		} else {
+			copied = copyRedacted(pr, logf, red)
+		}
+	}
+	if err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("start %q: %w", argv[0], err)
 	}
@@ -65,10 +86,42 @@ func StartProcess(argv, env []string, logPath string) (*Process, error) {
 		p.mu.Lock()
 		p.exitErr = err
 		p.mu.Unlock()
-		logf.Close()
+		select { // the log is complete unless a forked child still holds the pipe
+		case <-copied:
+		case <-time.After(logDrain):
+		}
+		if pr == nil {
+			logf.Close()
+		}
 		close(p.exited)
 	}()
 	return p, nil
+}
+
+// logDrain bounds how long an ended process's exit waits for its last output to reach
+// the log.
+const logDrain = time.Second
+
+// copyRedacted copies the pipe r into logf through a redact.Writer, closing both at the
+// pipe's end; the returned channel is closed then.
+func copyRedacted(r, logf *os.File, red *redact.Redactor) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w := redact.NewWriter(logf, red)
+		_, _ = io.Copy(w, r)
+		_ = w.Close()
+		r.Close()
+		logf.Close()
+	}()
+	return done
+}
+
+// closedChan is a closed channel.
+func closedChan() <-chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
 }
 
 // Pid is the process's (and its group's) id.
@@ -104,7 +157,7 @@ func (p *Process) Stop(grace time.Duration) error {
 }
 
 // Command starts p.Target.Launch's command (its output goes to server.log in the run
-// directory), waits until GET {url}/models answers 200 or its ready_timeout (default
+// directory, its secrets masked), waits until GET {url}/models answers 200 or its ready_timeout (default
 // DefaultReadyTimeout) passes, and returns a stop function (SIGTERM to the process group,
 // SIGKILL after StopGrace). A server that is not ready is stopped before the error
 // returns.
@@ -114,7 +167,7 @@ func Command(ctx context.Context, p *plan.Plan, runDir string) (stop func() erro
 		return nil, errors.New("target.launch: no command")
 	}
 	logPath := filepath.Join(runDir, rundir.FileServerLog)
-	proc, err := StartProcess(l.Command, l.Env, logPath)
+	proc, err := StartProcess(l.Command, l.Env, logPath, p.Redactor())
 	if err != nil {
 		return nil, fmt.Errorf("target.launch: %w", err)
 	}

@@ -33,7 +33,7 @@ func TestStopEndsTheProcessGroup(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "server.log")
 	pidFile := filepath.Join(dir, "child.pid")
-	p, err := StartProcess([]string{"sh", "-c", "echo started; sleep 60 & echo $! > " + pidFile + "; wait"}, nil, log)
+	p, err := StartProcess([]string{"sh", "-c", "echo started; sleep 60 & echo $! > " + pidFile + "; wait"}, nil, log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

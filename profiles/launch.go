@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmcap/llmcap/launch"
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/redact"
 	"github.com/llmcap/llmcap/rundir"
 )
 
@@ -110,13 +111,15 @@ func (c *Capturer) launchOnce(ctx context.Context, p *plan.Plan, runDir string) 
 		la.info.NsysError = c.nsysErr.Error()
 		c.log.Warn("capture launch: starting the server without nsys", "err", c.nsysErr)
 	}
-	la.info.Command = argv
+	red := p.Redactor()
+	la.info.Command, _ = redact.Argv(argv) // launch.json: the command without its secrets
+	la.info.Command = red.Strings(la.info.Command)
 	logPath := filepath.Join(runDir, rundir.FileServerLog)
 	var logStart int64 // this attempt's output starts here (server.log is appended to)
 	if st, err := os.Stat(logPath); err == nil {
 		logStart = st.Size()
 	}
-	if err := la.startProcess(argv, l.Env, logPath); err != nil {
+	if err := la.startProcess(argv, l.Env, logPath, red); err != nil {
 		return nil, false, fmt.Errorf("capture launch: %w", err)
 	}
 	t0 := time.Now()
@@ -179,8 +182,8 @@ func (c *Capturer) Launched() LaunchInfo {
 
 // startProcess starts argv (nsys wrapping the server, or the server alone) through the
 // shared launcher, its output appended to logPath.
-func (la *launched) startProcess(argv, env []string, logPath string) error {
-	proc, err := launch.StartProcess(argv, env, logPath)
+func (la *launched) startProcess(argv, env []string, logPath string, red *redact.Redactor) error {
+	proc, err := launch.StartProcess(argv, env, logPath, red)
 	if err != nil {
 		return err
 	}

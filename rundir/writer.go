@@ -2,18 +2,23 @@ package rundir
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/llmcap/llmcap/redact"
 )
 
 // Writer owns a run directory's files: run.json (rewritten atomically),
 // records.jsonl and steps.jsonl (appended and fsynced per step) and
-// server-metrics.jsonl (appended per scrape, fsynced per step).
+// server-metrics.jsonl (appended per scrape, fsynced per step). Every line and run.json
+// pass through its redactor (SetRedactor) before they reach the disk.
 type Writer struct {
 	dir     string
+	red     *redact.Redactor
 	records *os.File
 	steps   *os.File
 	metrics *os.File
@@ -40,6 +45,11 @@ func OpenWriter(dir string) (*Writer, error) {
 	return w, nil
 }
 
+// SetRedactor makes every later write mask r's secrets (the plan's: plan.Plan.Redactor)
+// and the generic shapes of a secret (URL passwords, bearer tokens), which a Writer
+// without one masks too. Call it before the writes start.
+func (w *Writer) SetRedactor(r *redact.Redactor) { w.red = r }
+
 // Close fsyncs and closes the files.
 func (w *Writer) Close() error {
 	var first error
@@ -63,7 +73,7 @@ func (w *Writer) WriteMeta(m *RunMeta) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", FileRun, err)
 	}
-	return WriteFileAtomic(filepath.Join(w.dir, FileRun), append(b, '\n'))
+	return WriteFileAtomic(filepath.Join(w.dir, FileRun), append(w.red.Bytes(b), '\n'))
 }
 
 // WriteFileAtomic writes data to path through a temporary file, fsync and rename, so a
@@ -94,9 +104,14 @@ func WriteFileAtomic(path string, data []byte) error {
 // AppendRecords appends one JSON line per record and fsyncs.
 func (w *Writer) AppendRecords(recs []*Record) error {
 	bw := bufio.NewWriterSize(w.records, 1<<16)
-	enc := json.NewEncoder(bw)
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
 	for _, r := range recs {
+		line.Reset()
 		if err := enc.Encode(r); err != nil {
+			return fmt.Errorf("write %s: %w", FileRecords, err)
+		}
+		if _, err := bw.Write(w.red.Bytes(line.Bytes())); err != nil {
 			return fmt.Errorf("write %s: %w", FileRecords, err)
 		}
 	}
@@ -115,7 +130,7 @@ func (w *Writer) AppendStep(sum *StepSummary) error {
 	if err != nil {
 		return fmt.Errorf("encode step %d: %w", sum.Index, err)
 	}
-	if _, err := w.steps.Write(append(b, '\n')); err != nil {
+	if _, err := w.steps.Write(append(w.red.Bytes(b), '\n')); err != nil {
 		return fmt.Errorf("write %s: %w", FileSteps, err)
 	}
 	if err := w.steps.Sync(); err != nil {
@@ -132,7 +147,7 @@ func (w *Writer) AppendMetric(m *MetricSample) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := w.metrics.Write(append(b, '\n')); err != nil {
+	if _, err := w.metrics.Write(append(w.red.Bytes(b), '\n')); err != nil {
 		return fmt.Errorf("write %s: %w", FileServerMetrics, err)
 	}
 	return nil

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmcap/llmcap/redact"
 	"github.com/llmcap/llmcap/rundir"
 )
 
@@ -50,8 +53,13 @@ type ClientConfig struct {
 	// Model is sent as the request's "model".
 	Model string
 	// APIKey, when set, is sent as "Authorization: Bearer <key>"; it never appears in
-	// records or error messages.
+	// records or error messages. Without one, user info in BaseURL
+	// ("http://user:pass@host/v1") is sent as "Authorization: Basic …" on every request
+	// (the request line never carries it); with one, the key wins.
 	APIKey string
+	// Redactor masks secrets in records' error messages (nil: one made of APIKey and
+	// BaseURL's user info; the sweep passes the plan's, plan.Plan.Redactor).
+	Redactor *redact.Redactor
 	// Temperature is sent with every request (0 = greedy).
 	Temperature float64
 	// ExtraBody is merged into each request body; its keys override model,
@@ -138,9 +146,10 @@ func NewClient(cfg ClientConfig) *Client {
 	if cfg.API == "completions" {
 		path = "/completions"
 	}
-	c.url = strings.TrimRight(cfg.BaseURL, "/") + path
-	if cfg.APIKey != "" {
-		c.auth = "Bearer " + cfg.APIKey
+	c.url, c.auth = requestAuth(strings.TrimRight(cfg.BaseURL, "/")+path, cfg.APIKey)
+	if c.cfg.Redactor == nil {
+		_, secrets := redact.URL(cfg.BaseURL)
+		c.cfg.Redactor = redact.New(append(secrets, cfg.APIKey)...)
 	}
 	c.static = map[string]any{
 		"model":          cfg.Model,
@@ -179,6 +188,26 @@ func NewClient(cfg ClientConfig) *Client {
 	}
 	c.pool.New = func() any { return newStream(c) }
 	return c
+}
+
+// requestAuth splits the user info off rawURL: it returns the URL without it and the
+// Authorization header value: "Bearer <apiKey>" when apiKey is set, else "Basic …" of
+// the user info when there is one, else "".
+func requestAuth(rawURL, apiKey string) (string, string) {
+	auth := ""
+	if apiKey != "" {
+		auth = "Bearer " + apiKey
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || u.User == nil {
+		return rawURL, auth
+	}
+	if auth == "" {
+		pass, _ := u.User.Password()
+		auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass))
+	}
+	u.User = nil
+	return u.String(), auth
 }
 
 // CloseIdleConnections closes the client's idle keep-alive connections.

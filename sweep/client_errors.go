@@ -133,7 +133,8 @@ func (c *Client) readHTTPError(parent, ctx context.Context, s *stream, code int,
 	case code >= 500:
 		class = rundir.ErrHTTP5xx
 	}
-	s.setError(class, c.redact(fmt.Sprintf("HTTP %d: %s", code, bodyMessage(body))))
+	// Redacted before it is cut to size, so no secret's prefix survives the cut.
+	s.setError(class, fmt.Sprintf("HTTP %d: %s", code, bodyMessage([]byte(c.redact(string(body))))))
 }
 
 // bodyMessage extracts the error message from an error body: OpenAI's
@@ -177,10 +178,5 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// redact removes the API key from a message.
-func (c *Client) redact(msg string) string {
-	if c.cfg.APIKey == "" {
-		return msg
-	}
-	return strings.ReplaceAll(msg, c.cfg.APIKey, "[REDACTED]")
-}
+// redact masks the secrets of a message (ClientConfig.Redactor).
+func (c *Client) redact(msg string) string { return c.cfg.Redactor.String(msg) }

@@ -215,7 +215,7 @@ func TestClientRedactsAPIKey(t *testing.T) {
 	c.Do(context.Background(), &Request{}, &rec)
 	line, _ := json.Marshal(rec)
 	if rec.ErrorClass != rundir.ErrHTTP4xx || rec.HTTPStatus != 401 || strings.Contains(string(line), "sk-secret") ||
-		!strings.Contains(rec.Error, "[REDACTED]") {
+		!strings.Contains(rec.Error, "invalid key REDACTED") {
 		t.Fatalf("record %s", line)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/llmcap/llmcap/capsearch"
 	"github.com/llmcap/llmcap/launch"
+	"github.com/llmcap/llmcap/redact"
 	"github.com/llmcap/llmcap/rundir"
 
 	"github.com/llmcap/llmcap/plan"
@@ -86,6 +87,8 @@ type runner struct {
 	scrape   *scraper
 	segs     []*segmentGen
 	baseURL  string
+	// red masks the plan's secrets in everything the sweep writes and logs.
+	red *redact.Redactor
 	// started is when this invocation's sweep began (progress lines' elapsed).
 	started time.Time
 	// preflightFailed: the target failed its preflight; no load was sent.
@@ -160,6 +163,8 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 		}
 	}
 	rn.plan = p
+	rn.red = p.Redactor()
+	rn.log = slog.New(redact.NewHandler(rn.log.Handler(), rn.red))
 	rn.meta.State = rundir.StateRunning
 	rn.meta.FinishedAt = nil
 	for i := range p.Segments {
@@ -176,6 +181,7 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 	if rn.out, err = rundir.OpenWriter(rn.dir); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
+	rn.out.SetRedactor(rn.red)
 	return done, nil
 }
 
@@ -228,7 +234,7 @@ func (rn *runner) drive(ctx context.Context, done map[int]rundir.StepSummary) er
 				return ErrInterrupted
 			}
 			rn.preflightFailed = true
-			return err
+			return rn.redactPreflight(err)
 		}
 		rn.meta.Models = models
 		rn.meta.Warnings = appendNew(rn.meta.Warnings, warns...)
@@ -241,7 +247,7 @@ func (rn *runner) drive(ctx context.Context, done map[int]rundir.StepSummary) er
 		ExtraBody: rn.plan.Target.ExtraBody, ConnectTimeout: rn.plan.Target.ConnectTimeout,
 		FirstByteTimeout: rn.plan.Target.FirstByteTimeout, IdleTimeout: rn.plan.Target.IdleTimeout,
 		RequestTimeout: rn.plan.Target.RequestTimeout, SaveICL: rn.opts.SaveICL,
-		MaxResponseBytes: rn.plan.Target.MaxResponseBytes})
+		MaxResponseBytes: rn.plan.Target.MaxResponseBytes, Redactor: rn.red})
 	rn.scrape = startScraper(rn.metricsURLs(), rn.plan.Target.MetricsInterval, rn.out, rn.log)
 	defer rn.scrape.stop()
 	if rn.plan.Ladder.Search != nil {
@@ -253,6 +259,16 @@ func (rn *runner) drive(ctx context.Context, done map[int]rundir.StepSummary) er
 	rn.progress = newProgress(rn.opts.Progress, len(rn.meta.Steps))
 	defer rn.progress.close()
 	return rn.runSteps(ctx, done)
+}
+
+// redactPreflight masks the plan's secrets in a failed preflight's error (its message
+// may hold the target URL's password or a key the server echoed back).
+func (rn *runner) redactPreflight(err error) error {
+	if pe := (*PreflightError)(nil); errors.As(err, &pe) {
+		pe.URL, pe.Msg = rn.red.String(pe.URL), rn.red.String(pe.Msg)
+		return err
+	}
+	return rn.red.Error(err)
 }
 
 // stepsBound is steps, or for a search plan a step at the search's largest load per
@@ -294,7 +310,7 @@ func (rn *runner) startTarget(ctx context.Context) (stop func() error, err error
 		stop = noop
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sweep: start target: %w", err)
+		return nil, rn.red.Error(fmt.Errorf("sweep: start target: %w", err))
 	}
 	rn.meta.Target = rundir.TargetInfo{URL: rn.meta.Plan.Target.URL}
 	return stop, nil
@@ -340,7 +356,7 @@ func (rn *runner) finish(err error) error {
 		rn.meta.State = rundir.StateInterrupted
 	default:
 		rn.meta.State = rundir.StateFailed
-		rn.meta.Error = err.Error()
+		rn.meta.Error = rn.red.String(err.Error())
 	}
 	rn.noteOpenAfterDone()
 	if rn.preflightFailed && !rn.opts.Resume {
@@ -349,7 +365,7 @@ func (rn *runner) finish(err error) error {
 	if werr := rn.out.WriteMeta(rn.meta); werr != nil && err == nil {
 		return fmt.Errorf("sweep: %w", werr)
 	}
-	return err
+	return rn.red.Error(err)
 }
 
 // openAfterDoneWarning is the log message and the start of run.json's warning about

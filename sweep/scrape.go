@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmcap/llmcap/redact"
 	"github.com/llmcap/llmcap/rundir"
 
 	dto "github.com/prometheus/client_model/go"
@@ -165,7 +166,8 @@ func (s *scraper) scrapeOnce(url string) error {
 	if err != nil {
 		return fmt.Errorf("scrape %s: %w", url, err)
 	}
-	return s.out.AppendMetric(&rundir.MetricSample{TimeNs: unixNs(at), Step: step, URL: url, Values: vals})
+	label, _ := redact.URL(url) // the sample names the endpoint without its secrets
+	return s.out.AppendMetric(&rundir.MetricSample{TimeNs: unixNs(at), Step: step, URL: label, Values: vals})
 }
 
 // parseMetrics parses Prometheus text exposition format and flattens it to

@@ -14,13 +14,15 @@ import (
 
 // init lets plan estimate trace steps from their trace's span (plan parses no traces).
 
-// main is the only place that exits: errors print as "llmcap: <message>".
+// main is the only place that exits: errors print as "llmcap: <message>", the plan's
+// secrets masked.
 func main() {
-	err := newRootCmd().Execute()
+	root, g := newRoot()
+	err := root.Execute()
 	if err == nil {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "llmcap: %v\n", err)
+	fmt.Fprintf(os.Stderr, "llmcap: %s\n", g.redactError(err))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		os.Exit(ee.code)

@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/redact"
 	"github.com/llmcap/llmcap/sweep"
 )
 
@@ -27,11 +28,22 @@ type globals struct {
 	// concurrency is --concurrency: a ladder ("1,4,16") or "auto" (a capacity search).
 	concurrency string
 	log         *slog.Logger
+	// redact masks the loaded plan's secrets in every log record (useSecrets).
+	redact *redact.Handler
+	// secrets is the loaded plan's redactor (nil before a plan is loaded); main
+	// applies it to the error it prints.
+	secrets *redact.Redactor
 	// command is the name of the subcommand being run (run, sweep, plan…).
 	command string
 }
 
 func newRootCmd() *cobra.Command {
+	root, _ := newRoot()
+	return root
+}
+
+// newRoot is the root command and its settings (main redacts errors with them).
+func newRoot() (*cobra.Command, *globals) {
 	g := &globals{v: viper.New()}
 	root := &cobra.Command{
 		Use:   "llmcap",
@@ -64,16 +76,18 @@ variable under a plan section that names no plan key (a misspelling) is an error
 
 	root.AddCommand(newPlanCmd(g), newRunCmd(g), newSweepCmd(g), newAnalyzeCmd(g),
 		newReportCmd(g), newServeSimCmd(g), newVersionCmd(), newProfileCmd())
-	return root
+	return root, g
 }
 
-// setup configures the logger from --log-level.
+// setup configures the logger from --log-level; every record goes through a
+// redact.Handler (the plan's secrets are added once it is loaded: useSecrets).
 func (g *globals) setup(cmd *cobra.Command) error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(g.v.GetString("log-level"))); err != nil {
 		return fmt.Errorf("--log-level %q: want debug, info, warn or error", g.v.GetString("log-level"))
 	}
-	g.log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	g.redact = redact.NewHandler(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}), g.secrets)
+	g.log = slog.New(g.redact)
 	g.command = cmd.Name()
 	slog.SetDefault(g.log)
 	return nil
@@ -141,6 +155,7 @@ func (g *globals) loadPlan() (*plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.useSecrets(p)
 	if !plan.TargetURLSet(path, ov) && p.Target.IsSimulator() {
 		s := p.Target.Simulator
 		g.log.Warn(fmt.Sprintf("no target.url in the plan: driving the embedded simulator (%s on %s×%d, max_num_seqs %d); "+
@@ -159,6 +174,19 @@ func (g *globals) loadPlan() (*plan.Plan, error) {
 	}
 	return p, nil
 }
+
+// useSecrets makes the logger and the printed error mask p's secrets
+// (plan.Plan.Redactor).
+func (g *globals) useSecrets(p *plan.Plan) {
+	g.secrets = p.Redactor()
+	if g.redact != nil {
+		g.redact.SetRedactor(g.secrets)
+	}
+}
+
+// redactError is err's message with the loaded plan's secrets (and any URL password or
+// bearer token) masked.
+func (g *globals) redactError(err error) string { return g.secrets.String(err.Error()) }
 
 // outDir is --out, or runs/<YYYYmmdd-HHMMSS>-<name>.
 func (g *globals) outDir(p *plan.Plan) string {

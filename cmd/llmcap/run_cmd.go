@@ -206,6 +206,7 @@ func planFromRun(dir string) (*plan.Plan, error) {
 
 // sweep runs sweep.Run with Ctrl-C handling, optional CPU profiling and Nsight capture.
 func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume bool, sf sweepFlags) error {
+	g.useSecrets(p) // also a plan from run.json, whose API key was resolved again
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if sf.cpuProfile != "" {
