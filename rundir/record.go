@@ -88,7 +88,16 @@ type Record struct {
 	ErrorClass string `json:"error_class,omitempty"`
 	HTTPStatus int    `json:"http_status,omitempty"`
 	Error      string `json:"error,omitempty"` // message, never secrets
+
+	// RetryAfterMs is the wait a 429 or 503 response asked for in its Retry-After header
+	// (delta-seconds or an HTTP-date, ms from when the response arrived; at most
+	// MaxRecordedRetryAfterMs); 0 when absent, unparsable or another status.
+	RetryAfterMs int64 `json:"retry_after_ms,omitempty"`
 }
+
+// MaxRecordedRetryAfterMs bounds Record.RetryAfterMs (one day): a larger Retry-After is
+// recorded as this.
+const MaxRecordedRetryAfterMs = 24 * 3600 * 1000
 
 // OK reports whether the request succeeded.
 func (r *Record) OK() bool { return r.Status == StatusOK }

@@ -268,7 +268,7 @@ func (c *Client) staticLen() int {
 // Do sends req and streams the answer, filling rec's timing, token and status fields
 // (SentNs, FirstTokenNs, EndNs, TTFTMs, TTFOMs, ITLMs, E2EMs, ICLMs, PromptTokens,
 // OutputTokens, ReasoningTokens, TokensSource, Chunks, FinishReason, Status,
-// ErrorClass, HTTPStatus, Error, and ScheduleLagMs when rec.ScheduledNs is set and it is
+// ErrorClass, HTTPStatus, Error, RetryAfterMs (a 429 or 503's Retry-After), and ScheduleLagMs when rec.ScheduledNs is set and it is
 // nil). It never panics on server misbehaviour: failures become rec.Status == "error"
 // with an ErrorClass. The returned string is the answer's content text (for multi-turn
 // history). SentNs is when the request was written to the connection (on the raw
@@ -373,6 +373,7 @@ func (c *Client) run(parent context.Context, s *stream, body []byte) {
 	s.rec.HTTPStatus = resp.StatusCode
 	src := &readerSource{r: resp.Body, buf: s.buf}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		s.rec.RetryAfterMs = retryAfterMs(resp.StatusCode, resp.Header.Get("Retry-After"), time.Now())
 		c.readHTTPError(parent, ctx, s, resp.StatusCode, src, wd)
 	} else {
 		c.readStream(parent, ctx, s, resp.Header.Get("Content-Type"), src, wd)
