@@ -57,7 +57,7 @@ type Record struct {
 	SessionID   string  `json:"session_id"`
 	Turn        int     `json:"turn"`
 
-	ScheduledNs  int64 `json:"scheduled_ns"`   // open loop: the scheduled send time; users: when the user's think ended
+	ScheduledNs  int64 `json:"scheduled_ns"`   // open loop: the scheduled send time; users: when the user's think ended; closed loop after a backoff: when the slot was ready
 	SentNs       int64 `json:"sent_ns"`        // request written
 	FirstTokenNs int64 `json:"first_token_ns"` // first content/reasoning event read
 	EndNs        int64 `json:"end_ns"`         // last content/reasoning event read
@@ -70,7 +70,8 @@ type Record struct {
 	ITLMs *float64 `json:"itl_ms"`
 	// E2EMs: sent → last content/reasoning event.
 	E2EMs *float64 `json:"e2e_ms"`
-	// ScheduleLagMs: sent − scheduled (open loop, users), the client's own lateness.
+	// ScheduleLagMs: sent − scheduled (open loop, users, a closed loop's backoff), the
+	// client's own lateness (docs/metrics.md).
 	ScheduleLagMs *float64 `json:"schedule_lag_ms,omitempty"`
 	// ICLMs: gaps between consecutive content-bearing events (only with --save-icl).
 	ICLMs []float64 `json:"icl_ms,omitempty"`
