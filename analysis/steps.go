@@ -171,6 +171,7 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, spec plan.SLA)
 		_, s.sentRateRps = achievedRate(st, in.idx)
 	}
 	s.ScheduleLagMs = summarize(lags)
+	s.OverMaxTokens, s.OverMaxTokensOf, s.OverMaxTokensRatio = overMaxTokens(st, in.idx)
 	s.ClientLimited = clientLimited(&s)
 	s.LittleThroughputRps = littleThroughput(&s)
 	s.SteadyState, s.SteadyStateReason = steadyState(&s, sm)

@@ -106,6 +106,14 @@ type StepStats struct {
 	// (records.jsonl "error"; at most 200 characters).
 	ErrorSamples map[string]string `json:"error_samples,omitempty"`
 
+	// OverMaxTokens counts the successful measured requests whose output ignored the
+	// max_tokens they were sent (rundir.OverMaxTokens); OverMaxTokensOf the successful
+	// measured requests sent one; OverMaxTokensRatio the median output ÷ max_tokens of
+	// the former (0 when none).
+	OverMaxTokens      int     `json:"over_max_tokens,omitempty"`
+	OverMaxTokensOf    int     `json:"over_max_tokens_of,omitempty"`
+	OverMaxTokensRatio float64 `json:"over_max_tokens_ratio,omitempty"`
+
 	TTFTMs Summary `json:"ttft_ms"`
 	TTFOMs Summary `json:"ttfo_ms"`
 	ITLMs  Summary `json:"itl_ms"`
@@ -139,10 +147,11 @@ type StepStats struct {
 	// is this rate instead of the offered one.
 	AchievedRateRps float64 `json:"achieved_rate_rps,omitempty"`
 	sentRateRps     float64 // the window's sends per second, (n − 1) / send span
-	// ScheduleLagMs (open loop) summarises the schedule lag, sent − scheduled in ms, of
-	// the step's measured requests: how long requests waited on the client (held by
-	// ladder.max_concurrency, or a client behind its schedule). N == 0 when the records
-	// carry none (closed loop).
+	// ScheduleLagMs summarises the schedule lag, sent − scheduled in ms, of the step's
+	// measured requests: how long requests waited on the client (open loop: held by
+	// ladder.max_concurrency, or a client behind its schedule; closed loop and users: a
+	// slot's backoff after a fast failure). N == 0 when the records carry none (a closed
+	// loop without failures).
 	ScheduleLagMs Summary `json:"schedule_lag_ms"`
 	// ClientLimited (open loop): the client, not the server, limited the step — it sent
 	// below 0.9 × the rate while the median request waited on the client longer than

@@ -28,6 +28,9 @@ const (
 	WarnCancelled WarningKind = "cancelled"
 	// WarnSimulatorLate: the embedded simulator ran late in a step (StepStats.SimulatorLate).
 	WarnSimulatorLate WarningKind = "simulator-late"
+	// WarnIgnoredMaxTokens: a step's server returned far more tokens than max_tokens
+	// (StepStats.OverMaxTokens).
+	WarnIgnoredMaxTokens WarningKind = "ignored-max-tokens"
 	// WarnNotSteady: a step did not reach steady state.
 	WarnNotSteady WarningKind = "not-steady"
 	// WarnFitUnderdetermined: a segment's model was fitted to fewer than 3 steps.

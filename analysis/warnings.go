@@ -109,6 +109,9 @@ func stepWarnings(a *Analysis) []Warning {
 						"of CPU, so this step's latencies measure the host, not the modelled engine: it is left out of the fit and the capacity; rerun on a quieter machine",
 					sa.Segment, fmtNum(s.Load), fmtNum(roundTo(s.Server.SimLatenessP99Ms, 1)), fmtNum(SimLateLimitMs))))
 			}
+			if w := overMaxTokensWarning(sa.Segment, &s); w != "" {
+				out = append(out, stepWarning(WarnIgnoredMaxTokens, sa.Segment, &s, w))
+			}
 			if !s.SteadyState {
 				out = append(out, stepWarning(WarnNotSteady, sa.Segment, &s, fmt.Sprintf("segment %s, load %s: not in steady state: %s",
 					sa.Segment, fmtNum(s.Load), s.SteadyStateReason)))

@@ -153,6 +153,8 @@ func (d *decoder) field(r *Record, key, b []byte, i int) (int, error) {
 		return intField(b, i, &r.ScheduledNs)
 	case "sent_ns":
 		return intField(b, i, &r.SentNs)
+	case "retry_after_ms":
+		return intField(b, i, &r.RetryAfterMs)
 	case "first_token_ns":
 		return intField(b, i, &r.FirstTokenNs)
 	case "end_ns":

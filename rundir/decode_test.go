@@ -63,6 +63,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		`{"segment":"chat","step":3,"phase":"measure","status":"ok","ttft_ms":12.5,"itl_ms":null,"icl_ms":[1,2.5],"output_tokens":7}`,
 		`{"segment":"a","extra":{"nested":[1,{"x":"y\"z"}]},"rate":2.5e-1,"sent_ns":1700000000000000000}`,
 		`{"status":"error","error_class":"http_5xx","error":"bad \"gateway\"","e2e_ms":-0.001}`,
+		`{"status":"error","error_class":"http_429","http_status":429,"retry_after_ms":1500}`,
 	} {
 		f.Add([]byte(s))
 	}

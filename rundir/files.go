@@ -111,10 +111,44 @@ type StepSummary struct {
 	// step broke by more than early_stop.factor (empty when none); resume uses it to
 	// continue the consecutive-violation count.
 	SLAViolation string `json:"sla_violation,omitempty"`
+	// StoppedEarly, when set, is why the step's measurement window closed before its
+	// planned end (StopErrorRate: the error rate was already past the SLA's bound, see
+	// docs/metrics.md "Fast failures"); StoppedAfter is how many measured requests had
+	// finished then and StoppedErrorRate (0..1) their error rate. The step is measured
+	// (its requests are recorded) and fails the SLA.
+	StoppedEarly     StopReason `json:"stopped_early,omitempty"`
+	StoppedAfter     int        `json:"stopped_after,omitempty"`
+	StoppedErrorRate float64    `json:"stopped_error_rate,omitempty"`
+	// OverMaxTokens counts the measured successful requests whose output far exceeded
+	// the max_tokens they were sent (OverMaxTokens): a server that ignores max_tokens.
+	OverMaxTokens int `json:"over_max_tokens,omitempty"`
 	// MaxInFlight is the most requests the sweep had in flight at once during the step.
 	MaxInFlight  int    `json:"max_in_flight,omitempty"`
 	Captured     string `json:"captured,omitempty"` // profile directory when captured
 	CaptureError string `json:"capture_error,omitempty"`
+}
+
+// StopReason says why a step's measurement window closed early (StepSummary.StoppedEarly).
+type StopReason string
+
+// StopErrorRate: the step's error rate was already past the SLA's bound with
+// confidence, so the rest of its window could not change its verdict.
+const StopErrorRate StopReason = "error_rate"
+
+// Over-max_tokens rule (OverMaxTokens): output beyond both this multiple of max_tokens
+// and max_tokens plus this slack is a server ignoring max_tokens, not a tokenizer
+// difference or a few special tokens.
+const (
+	OverMaxTokensFactor = 1.5
+	OverMaxTokensSlack  = 16
+)
+
+// OverMaxTokens reports whether a reply of output tokens ignored the max_tokens it was
+// sent (intended: the record's IntendedOutputTokens, which the sweep sends as
+// max_tokens; ≤ 0: none sent): output > OverMaxTokensFactor × intended and
+// > intended + OverMaxTokensSlack.
+func OverMaxTokens(intended, output int) bool {
+	return intended > 0 && float64(output) > OverMaxTokensFactor*float64(intended) && output > intended+OverMaxTokensSlack
 }
 
 // MetricSample is one line of server-metrics.jsonl: one scrape of one endpoint,

@@ -60,7 +60,7 @@ type Record struct {
 	SessionID   string  `json:"session_id"`
 	Turn        int     `json:"turn"`
 
-	ScheduledNs  int64 `json:"scheduled_ns"`   // open loop: the scheduled send time; users: when the user's think ended
+	ScheduledNs  int64 `json:"scheduled_ns"`   // open loop: the scheduled send time; users: when the user's think ended; closed loop after a backoff: when the slot was ready
 	SentNs       int64 `json:"sent_ns"`        // request written
 	FirstTokenNs int64 `json:"first_token_ns"` // first content/reasoning event read
 	EndNs        int64 `json:"end_ns"`         // last content/reasoning event read
@@ -73,7 +73,8 @@ type Record struct {
 	ITLMs *float64 `json:"itl_ms"`
 	// E2EMs: sent → last content/reasoning event.
 	E2EMs *float64 `json:"e2e_ms"`
-	// ScheduleLagMs: sent − scheduled (open loop, users), the client's own lateness.
+	// ScheduleLagMs: sent − scheduled (open loop, users, a closed loop's backoff), the
+	// client's own lateness (docs/metrics.md).
 	ScheduleLagMs *float64 `json:"schedule_lag_ms,omitempty"`
 	// ICLMs: gaps between consecutive content-bearing events (only with --save-icl).
 	ICLMs []float64 `json:"icl_ms,omitempty"`
@@ -95,7 +96,16 @@ type Record struct {
 	ErrorClass string `json:"error_class,omitempty"`
 	HTTPStatus int    `json:"http_status,omitempty"`
 	Error      string `json:"error,omitempty"` // message, never secrets
+
+	// RetryAfterMs is the wait a 429 or 503 response asked for in its Retry-After header
+	// (delta-seconds or an HTTP-date, ms from when the response arrived; at most
+	// MaxRecordedRetryAfterMs); 0 when absent, unparsable or another status.
+	RetryAfterMs int64 `json:"retry_after_ms,omitempty"`
 }
+
+// MaxRecordedRetryAfterMs bounds Record.RetryAfterMs (one day): a larger Retry-After is
+// recorded as this.
+const MaxRecordedRetryAfterMs = 24 * 3600 * 1000
 
 // OK reports whether the request succeeded.
 func (r *Record) OK() bool { return r.Status == StatusOK }

@@ -32,6 +32,9 @@ const (
 	// run.json's; Data.Steps lists the steps done before (under run.json's plan), Data.Error
 	// the differing fields. Run-wide.
 	WarnMixedPlans WarningKind = "mixed-plans"
+	// WarnStoppedEarly: a step's measurement window closed early because its error rate
+	// was already past the SLA's bound (StepSummary.StoppedEarly). One per step.
+	WarnStoppedEarly WarningKind = "stopped-early"
 	// WarnLegacy: a plain-string warning of an older run.json (its kind is unknown;
 	// Message holds the string).
 	WarnLegacy WarningKind = "legacy"

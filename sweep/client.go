@@ -320,7 +320,7 @@ func (c *Client) staticLen() int {
 // Do sends req and streams the answer, filling rec's timing, token and status fields
 // (SentNs, FirstTokenNs, EndNs, TTFTMs, TTFOMs, ITLMs, E2EMs, ICLMs, PromptTokens,
 // OutputTokens, ReasoningTokens, TokensSource, Chunks, FinishReason, Status,
-// ErrorClass, HTTPStatus, Error, and ScheduleLagMs when rec.ScheduledNs is set and it is
+// ErrorClass, HTTPStatus, Error, RetryAfterMs (a 429 or 503's Retry-After), and ScheduleLagMs when rec.ScheduledNs is set and it is
 // nil). It never panics on server misbehaviour: failures become rec.Status == "error"
 // with an ErrorClass. The returned string is the answer's content text: whole (up to
 // the response limit) when req.KeepAnswer is set (multi-turn history), otherwise its
@@ -438,6 +438,7 @@ func (c *Client) run(parent context.Context, s *stream, body []byte) {
 	}
 	src := &readerSource{r: resp.Body, buf: s.buf}
 	if !ok2xx {
+		s.rec.RetryAfterMs = retryAfterMs(resp.StatusCode, resp.Header.Get("Retry-After"), time.Now())
 		c.readHTTPError(parent, ctx, s, resp.StatusCode, src, wd)
 	} else {
 		c.readStream(parent, ctx, s, resp.Header.Get("Content-Type"), src, wd)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -180,3 +181,24 @@ func truncate(s string, n int) string {
 
 // redact masks the secrets of a message (ClientConfig.Redactor).
 func (c *Client) redact(msg string) string { return c.cfg.Redactor.String(msg) }
+
+// retryAfterMs is the wait (ms) a response of status code asks for in its Retry-After
+// header value v, for 429 and 503 only: delta-seconds ("120") or an HTTP-date, counted
+// from now; 0 for another status, no header, an unparsable value or a date already
+// past; at most rundir.MaxRecordedRetryAfterMs. The loops honour at most maxRetryAfter
+// of it (backoff.go).
+func retryAfterMs(code int, v string, now time.Time) int64 {
+	if v == "" || (code != http.StatusTooManyRequests && code != http.StatusServiceUnavailable) {
+		return 0
+	}
+	v = strings.TrimSpace(v)
+	const maxS = rundir.MaxRecordedRetryAfterMs / 1000
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return min(max(secs, 0), maxS) * 1000
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0
+	}
+	return min(max(t.Sub(now).Milliseconds(), 0), rundir.MaxRecordedRetryAfterMs)
+}

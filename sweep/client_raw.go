@@ -269,6 +269,7 @@ type rawHead struct {
 	chunked     bool
 	length      int64 // -1: unknown (read to EOF)
 	close       bool  // the connection cannot be reused
+	retryAfter  string
 }
 
 // readHead reads the status line and headers, skipping 1xx interim responses.
@@ -329,6 +330,8 @@ func (h *rawHead) header(l []byte) error {
 	switch {
 	case asciiEqualFold(k, "content-type"):
 		h.contentType = string(v)
+	case asciiEqualFold(k, "retry-after"):
+		h.retryAfter = string(v)
 	case asciiEqualFold(k, "transfer-encoding"):
 		h.chunked = hasToken(v, "chunked")
 		if !h.chunked {
@@ -576,6 +579,7 @@ func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPo
 	src := &s.raw
 	src.init(rc, head)
 	if head.status < 200 || head.status > 299 {
+		s.rec.RetryAfterMs = retryAfterMs(head.status, head.retryAfter, time.Now())
 		c.readHTTPError(parent, ctx, s, head.status, src, wd)
 	} else {
 		c.readStream(parent, ctx, s, head.contentType, src, wd)

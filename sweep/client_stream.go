@@ -424,6 +424,7 @@ func resetRecord(rec *rundir.Record) {
 	rec.PromptTokens, rec.OutputTokens, rec.ReasoningTokens, rec.Chunks = 0, 0, 0, 0
 	rec.TokensSource, rec.FinishReason, rec.OutputHash = "", "", ""
 	rec.Status, rec.ErrorClass, rec.HTTPStatus, rec.Error = "", "", 0, ""
+	rec.RetryAfterMs = 0
 }
 
 // watchdog enforces the first-byte and idle timeouts by cancelling the request's

@@ -27,6 +27,7 @@ type progress struct {
 	mu     sync.Mutex
 	st     string // "segment step i/n c=N"
 	phase  string
+	note   string // e.g. "stopped early: error rate 100%"; cleared by beginStep
 	done   int
 	errors int
 	ttft   []float64 // ring of recent TTFTs (ms)
@@ -71,8 +72,12 @@ func (p *progress) describe() string {
 	defer p.mu.Unlock()
 	v := slices.Clone(p.ttft)
 	slices.Sort(v)
-	return fmt.Sprintf("%s %s | done %d | TTFT p50 %.0f ms p95 %.0f ms | errors %d",
+	line := fmt.Sprintf("%s %s | done %d | TTFT p50 %.0f ms p95 %.0f ms | errors %d",
 		p.st, p.phase, p.done, sla.Percentile(v, 0.50), sla.Percentile(v, 0.95), p.errors)
+	if p.note != "" {
+		line += " | " + p.note
+	}
+	return line
 }
 
 // beginStep shows a new step.
@@ -81,7 +86,7 @@ func (p *progress) beginStep(desc string) {
 		return
 	}
 	p.mu.Lock()
-	p.st, p.phase, p.done, p.errors, p.ttft, p.next = desc, "warm-up", 0, 0, p.ttft[:0], 0
+	p.st, p.phase, p.done, p.errors, p.ttft, p.next, p.note = desc, "warm-up", 0, 0, p.ttft[:0], 0, ""
 	p.mu.Unlock()
 }
 
@@ -92,6 +97,16 @@ func (p *progress) stepPhase(phase string) {
 	}
 	p.mu.Lock()
 	p.phase = phase
+	p.mu.Unlock()
+}
+
+// stepNote shows a note on the step until the next one begins.
+func (p *progress) stepNote(note string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.note = note
 	p.mu.Unlock()
 }
 

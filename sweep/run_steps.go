@@ -86,6 +86,7 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 	if runErr != nil {
 		return sum, runErr
 	}
+	rn.noteStoppedEarly(st, sum)
 	es := rn.plan.Ladder.EarlyStop
 	if es.Enabled && rn.plan.Ladder.Search == nil { // a search stops by itself
 		factor := es.Factor

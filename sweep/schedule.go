@@ -12,19 +12,35 @@ import (
 
 // closedLoop keeps exactly n requests in flight (warm-up included): n workers, each
 // sending its next request as soon as its previous one returns, until the window closes.
+// After a fast failure a worker first waits out its backoff (backoff.after); its next
+// record's scheduled_ns is then when the worker was ready, so the wait shows as that
+// record's schedule lag (other closed-loop records have no scheduled time).
 func (s *stepRun) closedLoop(n int) {
 	var wg sync.WaitGroup
-	for range n {
+	for k := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			bo := newBackoff(s.rn.plan.Seed, s.st.Index, k)
+			timer := time.NewTimer(time.Hour)
+			timer.Stop()
+			defer timer.Stop()
+			var ready time.Time // after a backed-off failure: when the worker was ready
 			for s.sendCtx.Err() == nil {
 				phase, ok := s.claim()
 				if !ok {
 					return
 				}
 				j := s.wl.next(time.Now())
-				s.execute(j, s.newRecord(j, phase), time.Time{})
+				rec := s.newRecord(j, phase)
+				s.execute(j, rec, ready)
+				ready = time.Time{}
+				if wait := bo.after(rec); wait > 0 {
+					ready = time.Now()
+					if !s.holdOff(timer, ready.Add(wait)) {
+						return
+					}
+				}
 			}
 		}()
 	}
@@ -40,7 +56,9 @@ func (s *stepRun) closedLoop(n int) {
 // after the session's last turn (or a failed turn, which ends the session). The
 // requests in flight are those of the users not thinking, so they fluctuate. Each
 // request's scheduled time (scheduled_ns) is when its user's think ended; a think is
-// cut short when the window closes (sendCtx).
+// cut short when the window closes (sendCtx). After a fast failure the user also waits
+// out its backoff (backoff.after) when that ends after its think: the excess shows as
+// the next record's schedule lag.
 func (s *stepRun) usersLoop(n int) {
 	var wg sync.WaitGroup
 	for u := range n {
@@ -56,21 +74,15 @@ func (s *stepRun) usersLoop(n int) {
 // user is one user of a users step (see usersLoop).
 func (s *stepRun) user(u int) {
 	th := newThinker(s.rn.plan, s.st, u)
+	bo := newBackoff(s.rn.plan.Seed, s.st.Index, u)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
 	at := time.Now().Add(th.first())
-	var sess *session // the open multi-turn session, nil between sessions
+	var hold time.Time // the end of a backoff: no send before it
+	var sess *session  // the open multi-turn session, nil between sessions
 	for k := 0; ; {
-		if d := time.Until(at); d > 0 {
-			timer.Reset(d)
-			select {
-			case <-timer.C:
-			case <-s.sendCtx.Done():
-				return
-			}
-		}
-		if s.sendCtx.Err() != nil {
+		if !s.holdOff(timer, laterOf(at, hold)) {
 			return
 		}
 		phase, ok := s.claim()
@@ -83,6 +95,10 @@ func (s *stepRun) user(u int) {
 		j := s.wl.userJob(u, k, sess)
 		rec := s.newRecord(j, phase)
 		s.execute(j, rec, at)
+		hold = time.Time{}
+		if wait := bo.after(rec); wait > 0 {
+			hold = time.Now().Add(wait)
+		}
 		sess = nil
 		if next, more := j.sess.nextTurn(rec.OK()); more {
 			sess, at = j.sess, next
@@ -92,6 +108,14 @@ func (s *stepRun) user(u int) {
 	}
 }
 
+// laterOf is the later of a and b.
+func laterOf(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
 // arrivalFunc returns the k-th arrival's offset from the step origin and its job (nil:
 // draw one from the workload), or false when the schedule has ended.
 type arrivalFunc func(k int) (offset time.Duration, j *job, ok bool)
@@ -99,7 +123,9 @@ type arrivalFunc func(k int) (offset time.Duration, j *job, ok bool)
 // openLoop sends requests at absolute times origin+offset: each wait is computed from
 // the origin, never from the previous send, so sleeping never accumulates drift. The
 // scheduled time is recorded (scheduled_ns) next to the actual send (sent_ns). With
-// Ladder.MaxConcurrency a request past the cap waits for a slot (its lag grows).
+// Ladder.MaxConcurrency a request past the cap waits for a slot (its lag grows). The
+// open loop never backs off, Retry-After included: it is a fixed arrival process, and a
+// failed request never holds back the next arrival (its error is recorded).
 func (s *stepRun) openLoop(next arrivalFunc) {
 	var sem chan struct{}
 	if c := s.rn.plan.Ladder.MaxConcurrency; c > 0 {

@@ -71,6 +71,7 @@ type stepRun struct {
 	measureStart time.Time
 	measureEnd   time.Time
 	maxInflight  int
+	early        errorWatch // the early stop on errors (early_stop.go)
 }
 
 func newStepRun(rn *runner, st plan.Step, wl *workload, trace *segmentGen) *stepRun {
@@ -115,6 +116,7 @@ func (s *stepRun) finish(res stepResult) {
 	case rundir.PhaseMeasure:
 		s.measureDone++
 	}
+	s.watchErrors(res.rec)
 	s.mu.Unlock()
 	s.signal()
 }
@@ -263,7 +265,7 @@ func (s *stepRun) measure(ctx context.Context) (sum rundir.StepSummary, interrup
 		dl = s.measureStart.Add(dur)
 	}
 	if !s.waitFor(ctx, dl, func() bool {
-		return (n > 0 && s.measureSent >= n && s.measureDone >= n) || (s.senderDone && s.inflight == 0)
+		return (n > 0 && s.measureSent >= n && s.measureDone >= n) || (s.senderDone && s.inflight == 0) || s.stoppedEarly()
 	}) {
 		// Interrupted: still close the hook (e.g. stop a running capture).
 		s.afterMeasure(context.WithoutCancel(ctx), &sum)

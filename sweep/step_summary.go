@@ -53,7 +53,13 @@ func (s *stepRun) summarize(sum rundir.StepSummary, results []stepResult) rundir
 				sum.Cancelled++
 			}
 		}
+		if r.rec.OK() && rundir.OverMaxTokens(r.rec.IntendedOutputTokens, r.rec.OutputTokens) {
+			sum.OverMaxTokens++
+		}
 		measured = append(measured, r.rec)
+	}
+	if w := s.early; w.stopped != "" {
+		sum.StoppedEarly, sum.StoppedAfter, sum.StoppedErrorRate = w.stopped, w.requests, w.rate
 	}
 	sum.IntendedPromptTokensMean, sum.AchievedPromptTokensMean = promptTokenMeans(measured)
 	sum.SteadyState, sum.SteadyStateReason = s.steadyVerdict(measured)
