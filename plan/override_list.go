@@ -2,12 +2,28 @@ package plan
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/viper"
+	"gopkg.in/yaml.v3"
 )
+
+// ParseSet parses one --set flag, "key=value": the key is trimmed and lower-cased (plan
+// keys are), the value is YAML ("[1,2]", "30s", "true"; empty is null). Errors name the
+// flag: no "=", an empty key, or a value that is not YAML.
+func ParseSet(kv string) (key string, val any, err error) {
+	k, v, ok := strings.Cut(kv, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return "", nil, fmt.Errorf("--set %q: want key=value, e.g. ladder.duration=30s", kv)
+	}
+	if err := yaml.Unmarshal([]byte(v), &val); err != nil {
+		return "", nil, fmt.Errorf("--set %s: value %q is not YAML: %w", k, v, err)
+	}
+	return strings.ToLower(strings.TrimSpace(k)), val, nil
+}
 
 // listIndexRE matches a list index in an override key: "[2]" or a ".2" path part.
 var listIndexRE = regexp.MustCompile(`\[(\d+)\]|(?:^|\.)(\d+)(?:\.|$)`)
@@ -80,14 +96,14 @@ func setIn(cur any, path []any, val any, at string) (any, error) {
 	}
 	switch p := path[0].(type) {
 	case int:
-		list, ok := cur.([]any)
+		list, ok := asList(cur)
 		if !ok {
 			return nil, fmt.Errorf("%s is not a list, so it has no item %d", at, p)
 		}
 		if p < 0 || p >= len(list) {
 			return nil, fmt.Errorf("%s has %d items (indexes 0..%d); add items in the plan file, not with --set", at, len(list), len(list)-1)
 		}
-		out := append([]any(nil), list...)
+		out := list // a copy
 		item, err := setIn(out[p], path[1:], val, fmt.Sprintf("%s[%d]", at, p))
 		if err != nil {
 			return nil, err
@@ -97,14 +113,12 @@ func setIn(cur any, path []any, val any, at string) (any, error) {
 	default:
 		key := p.(string)
 		m := map[string]any{}
-		switch c := cur.(type) {
-		case map[string]any:
-			for k, v := range c {
-				m[k] = v
+		if cur != nil {
+			c, ok := asMap(cur)
+			if !ok {
+				return nil, fmt.Errorf("%s is not a map, so it has no key %q", at, key)
 			}
-		case nil:
-		default:
-			return nil, fmt.Errorf("%s is not a map, so it has no key %q", at, key)
+			m = c
 		}
 		sub, err := setIn(m[key], path[1:], val, at+"."+key)
 		if err != nil {
@@ -113,4 +127,34 @@ func setIn(cur any, path []any, val any, at string) (any, error) {
 		m[key] = sub
 		return m, nil
 	}
+}
+
+// asList is a copy of cur as []any when it is a slice of any element type (a default
+// list is typed, e.g. []string; one read from YAML is []any).
+func asList(cur any) ([]any, bool) {
+	if l, ok := cur.([]any); ok {
+		return append([]any(nil), l...), true
+	}
+	rv := reflect.ValueOf(cur)
+	if rv.Kind() != reflect.Slice {
+		return nil, false
+	}
+	out := make([]any, rv.Len())
+	for i := range out {
+		out[i] = rv.Index(i).Interface()
+	}
+	return out, true
+}
+
+// asMap is a copy of cur as map[string]any when it is a map with string keys.
+func asMap(cur any) (map[string]any, bool) {
+	rv := reflect.ValueOf(cur)
+	if rv.Kind() != reflect.Map || rv.Type().Key().Kind() != reflect.String {
+		return nil, false
+	}
+	out := make(map[string]any, rv.Len())
+	for it := rv.MapRange(); it.Next(); {
+		out[it.Key().String()] = it.Value().Interface()
+	}
+	return out, true
 }

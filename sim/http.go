@@ -127,11 +127,11 @@ func (s *Server) parse(body *completionRequest, chat bool) (req *Request, status
 		return nil, http.StatusBadRequest, "invalid_request", "max_tokens must be at least 1"
 	}
 	maxLen := s.model.MaxModelLen
-	if maxLen > 0 && prompt+limit > maxLen {
+	if maxLen > 0 && limit > maxLen-prompt { // not prompt+limit > maxLen: that overflows for a huge max_tokens
 		if explicit || prompt >= maxLen {
 			return nil, http.StatusBadRequest, "context_length_exceeded", fmt.Sprintf(
 				"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
-				maxLen, prompt+limit, prompt, limit)
+				maxLen, uint64(prompt)+uint64(limit), prompt, limit)
 		}
 		limit = maxLen - prompt
 	}

@@ -140,8 +140,14 @@ func (c *Client) readHTTPError(parent, ctx context.Context, s *stream, code int,
 
 // bodyMessage extracts the error message from an error body: OpenAI's
 // {"error":{"message":…}}, {"error":"…"}, vLLM's {"message":…}, FastAPI's
-// {"detail":…}, or the text itself.
+// {"detail":…}, or the text itself. The message is valid UTF-8 (invalid bytes become
+// U+FFFD) and at most maxErrorMessage bytes plus an ellipsis.
 func bodyMessage(body []byte) string {
+	return truncate(strings.ToValidUTF8(bodyText(body), "\uFFFD"), maxErrorMessage)
+}
+
+// bodyText is the message part of an error body, untruncated.
+func bodyText(body []byte) string {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
 		Message json.RawMessage `json:"message"`
@@ -152,7 +158,7 @@ func bodyMessage(body []byte) string {
 			Message string `json:"message"`
 		}
 		if len(v.Error) > 0 && json.Unmarshal(v.Error, &inner) == nil && inner.Message != "" {
-			return truncate(inner.Message, maxErrorMessage)
+			return inner.Message
 		}
 		for _, raw := range []json.RawMessage{v.Error, v.Message, v.Detail} {
 			var s string
@@ -160,12 +166,12 @@ func bodyMessage(body []byte) string {
 				continue
 			}
 			if json.Unmarshal(raw, &s) == nil {
-				return truncate(s, maxErrorMessage)
+				return s
 			}
-			return truncate(string(raw), maxErrorMessage)
+			return string(raw)
 		}
 	}
-	return truncate(strings.TrimSpace(string(body)), maxErrorMessage)
+	return strings.TrimSpace(string(body))
 }
 
 // truncate shortens s to at most n bytes on a rune boundary.

@@ -317,6 +317,9 @@ func (rc *rawConn) readOneHead() (rawHead, error) {
 	if h.status == 204 || h.status == 304 || h.status < 200 {
 		h.chunked, h.length = false, 0
 	}
+	if !h.chunked && h.length < 0 {
+		h.close = true // the body ends when the server closes: the connection is spent
+	}
 	return h, nil
 }
 

@@ -155,6 +155,9 @@ func csvColumn(r io.Reader, column string) ([]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("line %d: %q is not a finite number", line, rec[idx])
+		}
 		vals = append(vals, v)
 	}
 }

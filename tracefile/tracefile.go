@@ -53,7 +53,8 @@ type Scale struct {
 
 // Read reads the data rows [start, start+rows) of the trace file at path (rows 0 = to
 // the end; 0-based rows after any header). Errors: an unknown format, an unreadable
-// file, a malformed row (named by its line or row number), or an empty window.
+// file, a malformed row (named by its line or row number), rows out of time order, a
+// negative token count, or an empty window.
 func Read(format, path string, start, rows int) ([]Raw, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -68,6 +69,9 @@ func Read(format, path string, start, rows int) ([]Raw, error) {
 		raw, err = readAzure(f, start, rows)
 	default:
 		return nil, fmt.Errorf("unknown trace format %q", format)
+	}
+	if err == nil {
+		err = checkRows(raw, start)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", path, err)

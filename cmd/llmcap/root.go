@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
-	"gopkg.in/yaml.v3"
 
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/redact"
@@ -97,15 +96,11 @@ func (g *globals) setup(cmd *cobra.Command) error {
 func (g *globals) overrides() (map[string]any, error) {
 	out := map[string]any{}
 	for _, kv := range g.set {
-		k, val, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("--set %q: want key=value, e.g. ladder.duration=30s", kv)
+		k, val, err := plan.ParseSet(kv)
+		if err != nil {
+			return nil, err
 		}
-		var parsed any
-		if err := yaml.Unmarshal([]byte(val), &parsed); err != nil {
-			return nil, fmt.Errorf("--set %s: value %q is not YAML: %w", k, val, err)
-		}
-		out[strings.ToLower(strings.TrimSpace(k))] = parsed
+		out[k] = val
 	}
 	if err := concurrencyOverrides(g.concurrency, out); err != nil {
 		return nil, err
