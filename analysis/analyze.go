@@ -506,11 +506,7 @@ func WriteJSON(dir string, a *Analysis) error {
 	if err != nil {
 		return fmt.Errorf("encode analysis: %w", err)
 	}
-	tmp := filepath.Join(dir, FileAnalysis+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write analysis: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, FileAnalysis)); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, FileAnalysis), append(b, '\n')); err != nil {
 		return fmt.Errorf("write analysis: %w", err)
 	}
 	return nil

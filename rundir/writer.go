@@ -69,26 +69,7 @@ func (w *Writer) WriteMeta(m *RunMeta) error {
 // WriteFileAtomic writes data to path through a temporary file, fsync and rename, so a
 // reader sees the old file or the new one, never a torn one.
 func WriteFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return WriteAtomic(path, writeBytes(data))
 }
 
 // AppendRecords appends one JSON line per record and fsyncs.
