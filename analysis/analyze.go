@@ -69,6 +69,9 @@ func analyzeInputs(in *runInputs) *Analysis {
 			a.Warnings = append(a.Warnings, w)
 		}
 	}
+	if in.duplicates > 0 {
+		a.Warnings = append(a.Warnings, duplicatesWarning(in.duplicates))
+	}
 	if rp := in.progress; rp.state != "" {
 		a.RunState, a.StepsCompleted, a.StepsPlanned = rp.state, rp.done, rp.planned
 		a.Warnings = append(a.Warnings, warning(WarnRunIncomplete, "%s", rp.warning))
