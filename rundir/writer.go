@@ -94,7 +94,7 @@ func (w *Writer) AppendRecords(recs []*Record) error {
 func (w *Writer) AppendStep(sum *StepSummary) error {
 	b, err := json.Marshal(sum)
 	if err != nil {
-		return fmt.Errorf("encode step %d: %w", sum.Index, err)
+		return fmt.Errorf("encode step %d: %w", sum.Index+1, err)
 	}
 	if _, err := w.steps.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("write %s: %w", FileSteps, err)
