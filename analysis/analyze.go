@@ -69,6 +69,9 @@ func analyzeInputs(in *runInputs) *Analysis {
 			a.Warnings = append(a.Warnings, w)
 		}
 	}
+	if in.duplicates > 0 {
+		a.Warnings = append(a.Warnings, duplicatesWarning(in.duplicates))
+	}
 	if rp := in.progress; rp.state != "" {
 		a.RunState, a.StepsCompleted, a.StepsPlanned = rp.state, rp.done, rp.planned
 		a.Warnings = append(a.Warnings, warning(WarnRunIncomplete, "%s", rp.warning))
@@ -506,11 +509,7 @@ func WriteJSON(dir string, a *Analysis) error {
 	if err != nil {
 		return fmt.Errorf("encode analysis: %w", err)
 	}
-	tmp := filepath.Join(dir, FileAnalysis+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write analysis: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, FileAnalysis)); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, FileAnalysis), append(b, '\n')); err != nil {
 		return fmt.Errorf("write analysis: %w", err)
 	}
 	return nil

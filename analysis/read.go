@@ -179,6 +179,9 @@ type runInputs struct {
 	kernels []KernelSummary
 	// damage is rundir's count of undecodable lines, one entry per file read.
 	damage []rundir.Damage
+	// duplicates is the number of records.jsonl lines that repeated a request already
+	// read (rundir.DuplicateFilter) and were left out.
+	duplicates int
 	// progress: how far an incomplete run got; its unfinished steps are already dropped
 	// from records.order.
 	progress runProgress
@@ -195,11 +198,18 @@ func readRun(dir string) (*runInputs, error) {
 	}
 	in.meta = *meta
 	in.records = newStore()
-	dmg, err := rundir.EachRecord(dir, func(r *rundir.Record) error { in.records.add(r); return nil })
+	var dups rundir.DuplicateFilter
+	dmg, err := rundir.EachRecord(dir, func(r *rundir.Record) error {
+		if !dups.Repeat(r) {
+			in.records.add(r)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rundir.FileRecords, err)
 	}
 	in.damage = append(in.damage, dmg)
+	in.duplicates = dups.Count()
 	steps, dmg, err := rundir.ReadSteps(dir)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,10 @@ const (
 	// damage rule); Data.File names the file, Data.Count the corrupt lines, Data.Line the
 	// first one, Data.Torn a dropped torn last line. One warning per damaged file.
 	WarnDamagedLines WarningKind = "damaged-lines"
+	// WarnDuplicateRecords: records.jsonl lines repeated a request already read (the
+	// same run_id, step and request_id) and were ignored; Data.File names the file,
+	// Data.Count the ignored lines.
+	WarnDuplicateRecords WarningKind = "duplicate-records"
 	// WarnRunIncomplete: run.json's state is not complete (Analysis.RunState); the
 	// unfinished steps were left out.
 	WarnRunIncomplete WarningKind = "run-incomplete"

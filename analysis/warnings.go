@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/rundir"
 	"github.com/llmcap/llmcap/sla"
 )
 
@@ -323,4 +324,18 @@ func allSteps(a *Analysis) []StepStats {
 		out = append(out, sa.Steps...)
 	}
 	return out
+}
+
+// duplicatesWarning says that n records.jsonl lines repeated a request already counted
+// and were ignored (rundir.DuplicateFilter).
+func duplicatesWarning(n int) Warning {
+	lines := "lines"
+	if n == 1 {
+		lines = "line"
+	}
+	w := warning(WarnDuplicateRecords, "%s: %d duplicated record %s ignored (the same request_id in the same run and step "+
+		"appeared more than once, e.g. after a replayed resume or a file pasted twice); each request is counted once",
+		rundir.FileRecords, n, lines)
+	w.Data = &rundir.WarningData{File: rundir.FileRecords, Count: n}
+	return w
 }

@@ -165,6 +165,7 @@ func decodeProblem(de *mapstructure.DecodeError) problems {
 	if name == reflect.TypeOf(Plan{}).String() { // mapstructure names the root by its type
 		name = ""
 	}
+	name = yamlPath(name)
 	inner := de.Unwrap()
 	msg := inner.Error()
 	if keys, ok := strings.CutPrefix(msg, "has invalid keys: "); ok {
@@ -180,6 +181,11 @@ func decodeProblem(de *mapstructure.DecodeError) problems {
 		out.add(name, pe.Value, "must be %s", typeWord(pe.Expected.Type()))
 	case errors.As(inner, &ue):
 		out.add(name, ue.Value, "must be %s", typeWord(ue.Expected.Type()))
+	case strings.Contains(msg, errNotInteger):
+		out.add(name, raw(msg[strings.Index(msg, errNotInteger)+len(errNotInteger):]), "must be an integer")
+	case notMappingRE.MatchString(msg):
+		got := notMappingRE.FindStringSubmatch(msg)[1]
+		out.add(name, raw("a "+got), "must be a mapping (key: value) with the keys %s", knownKeys(name))
 	case strings.Contains(msg, "time: no unit: "):
 		n := msg[strings.Index(msg, "time: no unit: ")+len("time: no unit: "):]
 		out.add(name, raw(""), "%s has no unit: write e.g. %q (units: ms, s, m, h)", n, n+"s")

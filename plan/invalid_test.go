@@ -175,6 +175,107 @@ segments:
     output_tokens: {dist: fixed, value: 8}
     multi_turn: {turns: 0}
 ` + okLadder, "segments[0].multi_turn.turns", "must be > 0"},
+		// Non-finite numbers (YAML .nan, .inf) fail at their field, not later in the sweep.
+		{"NaN weight", `
+segments:
+  - {name: a, weight: .nan, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].weight", "NaN is not allowed: must be a finite number"},
+		{"infinite weight", `
+segments:
+  - {name: a, weight: .inf, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].weight", "+Inf is not allowed: must be a finite number"},
+		{"NaN mean", `
+segments:
+  - {name: a, weight: 1, prompt_tokens: {dist: normal, mean: .nan, stddev: 1}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].prompt_tokens.mean", "NaN is not allowed: must be a finite number"},
+		{"-Inf mean", `
+segments:
+  - {name: a, weight: 1, prompt_tokens: {dist: normal, mean: -.inf, stddev: 1}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].prompt_tokens.mean", "-Inf is not allowed: must be a finite number"},
+		{"infinite stddev", `
+segments:
+  - {name: a, weight: 1, prompt_tokens: {dist: lognormal, mean: 10, stddev: .inf}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].prompt_tokens.stddev", "+Inf is not allowed: must be a finite number"},
+		{"infinite uniform max", `
+segments:
+  - {name: a, weight: 1, prompt_tokens: {dist: uniform, min: 1, max: .inf}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].prompt_tokens.max", "+Inf is not allowed: must be a finite number"},
+		{"NaN think time", `
+segments:
+  - {name: a, weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}, multi_turn: {turns: 2, think_time_s: {dist: fixed, value: .nan}}}
+` + okLadder, "segments[0].multi_turn.think_time_s.value", "must be a finite number"},
+		{"NaN SLA threshold", okSegments + okLadder + "sla: {ttft_ms: {p95: .nan}}\n",
+			"sla.ttft_ms.p95", "NaN is not allowed: must be a finite number"},
+		{"NaN error rate", okSegments + okLadder + "sla: {max_error_rate: .nan}\n",
+			"sla.max_error_rate", "must be a finite number"},
+		{"NaN rate", okSegments + "ladder: {rate: [1, .nan], duration: 5s}\n",
+			"ladder.rate[1]", "NaN is not allowed: must be a finite number"},
+		{"NaN burstiness", okSegments + "ladder: {rate: [1], arrival: gamma, burstiness: .nan, duration: 5s}\n",
+			"ladder.burstiness", "must be a finite number"},
+		{"NaN early-stop factor", okSegments + "ladder: {concurrency: [1], duration: 5s, early_stop: {enabled: true, factor: .nan}}\n",
+			"ladder.early_stop.factor", "must be a finite number"},
+		{"NaN simulator speed-up", okSegments + okLadder + "target: {simulator: {speed_up: .nan}}\n",
+			"target.simulator.speed_up", "must be a finite number"},
+		{"infinite temperature", okSegments + okLadder + "target: {temperature: .inf}\n",
+			"target.temperature", "must be a finite number"},
+		{"NaN in extra_body", okSegments + okLadder + "target: {extra_body: {top_p: .nan}}\n",
+			"target.extra_body.top_p", "NaN is not allowed: must be a finite number"},
+		{"NaN headroom", okSegments + okLadder + "report: {headroom: .nan}\n",
+			"report.headroom", "must be a finite number"},
+		{"infinite GPU price", okSegments + okLadder + "report: {gpu_hour_usd: .inf}\n",
+			"report.gpu_hour_usd", "must be a finite number"},
+		// Ports.
+		{"port above 65535", okSegments + okLadder + "target: {url: 'http://127.0.0.1:70000/v1', model: m}\n",
+			"target.url", "must have a port between 1 and 65535 (not 70000)"},
+		{"port 0", okSegments + okLadder + "target: {url: 'http://127.0.0.1:0/v1', model: m}\n",
+			"target.url", "must have a port between 1 and 65535 (not 0)"},
+		{"metrics port above 65535", okSegments + okLadder + "target: {metrics_urls: ['http://h:99999/metrics']}\n",
+			"target.metrics_urls[0]", "must have a port between 1 and 65535"},
+		// Wrong types, negative durations, empty or zero-weight segments, bad percentiles.
+		{"fractional concurrency", okSegments + "ladder: {concurrency: [2, 1.5], duration: 5s}\n",
+			"ladder.concurrency[1]", "1.5 is not allowed: must be an integer"},
+		{"fractional turns", `
+segments:
+  - {name: a, weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}, multi_turn: {turns: 2.5}}
+` + okLadder, "segments[0].multi_turn.turns", "must be an integer"},
+		{"distribution as a scalar", `
+segments:
+  - {name: a, weight: 1, prompt_tokens: lots, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[0].prompt_tokens",
+			"a string is not allowed: must be a mapping (key: value) with the keys column, dist, file, max, mean, min, stddev, value"},
+		{"SLA threshold as a word", okSegments + okLadder + "sla: {e2e_ms: {p99: fast}}\n",
+			"sla.e2e_ms.p99", `"fast" is not allowed: must be a number`},
+		{"SLA metric as a number", okSegments + okLadder + "sla: {e2e_ms: 500}\n",
+			"sla.e2e_ms", "must be a mapping"},
+		{"percentile p100", okSegments + okLadder + "sla: {ttft_ms: {p100: 10}}\n",
+			"sla.ttft_ms.p100", "must be one of p50, p90, p95, p99, mean"},
+		{"percentile without p", okSegments + okLadder + "sla: {ttft_ms: {95: 10}}\n",
+			"sla.ttft_ms.95", "must be one of p50, p90, p95, p99, mean"},
+		{"negative SLA threshold", okSegments + okLadder + "sla: {e2e_ms: {p99: -3}}\n",
+			"sla.e2e_ms.p99", "-3 is not allowed: must be > 0 (ms)"},
+		{"negative error rate", okSegments + okLadder + "sla: {max_error_rate: -0.1}\n",
+			"sla.max_error_rate", "must be between 0 and 1"},
+		{"negative duration", okSegments + "ladder: {concurrency: [1], duration: -5s}\n",
+			"ladder.duration", "-5s is not allowed: must be >= 0"},
+		{"negative warm-up", okSegments + "ladder: {concurrency: [1], duration: 5s, warmup: {duration: -1s}}\n",
+			"ladder.warmup.duration", "must be >= 0"},
+		{"negative grace", okSegments + "ladder: {concurrency: [1], duration: 5s, grace: -1s}\n",
+			"ladder.grace", "must be >= 0"},
+		{"duration without unit", okSegments + "ladder: {concurrency: [1], duration: 5}\n",
+			"ladder.duration", `5 has no unit: write e.g. "5s"`},
+		{"empty segment list", "segments: []\n" + okLadder, "segments", "must list at least one segment"},
+		{"segment without distributions", "segments:\n  - {name: a, weight: 1}\n" + okLadder,
+			"segments[0].prompt_tokens.dist", "must be one of fixed, uniform, normal, lognormal, empirical"},
+		{"segment without a name", "segments:\n  - {weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}\n" + okLadder,
+			"segments[0].name", "must be letters, digits"},
+		{"two zero weights", `
+segments:
+  - {name: a, weight: 0, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
+  - {name: b, weight: 0, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
+` + okLadder, "segments[*].weight", "a sum of 0 is not allowed: weights must sum to a positive number"},
+		{"repeated users level", okSegments + "ladder: {users: [5, 5], duration: 5s}\nsla: {think_time: 1s}\n",
+			"ladder.users[1]", "must not repeat ladder.users[0]"},
+		{"seed as a word", "seed: x\n" + okSegments + okLadder, "seed", `"x" is not allowed: must be an integer`},
 	}
 	if len(cases) < 15 {
 		t.Fatalf("only %d invalid cases", len(cases))
@@ -252,5 +353,52 @@ func TestLoadMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "absent.yaml"), nil)
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("Load: got %v, want a not-exist error", err)
+	}
+}
+
+// TestLoadInvalidTrace: a trace file that exists but cannot be replayed (empty, not its
+// format, no row in the window, timestamps or a time-scaled span that overflow) is a
+// problem at segments[i].trace.file naming the format and why, not a warning after
+// which the plan is accepted.
+func TestLoadInvalidTrace(t *testing.T) {
+	mooncake := func(ts ...string) string {
+		var b strings.Builder
+		for _, s := range ts {
+			b.WriteString(`{"timestamp": ` + s + `, "input_length": 100, "output_length": 10}` + "\n")
+		}
+		return b.String()
+	}
+	cases := []struct {
+		name, format, data, extra string
+		contains                  string
+	}{
+		{"empty file", "mooncake", "", "", "no rows in window start_row=0 rows=0"},
+		{"not JSON lines", "mooncake", "{not json\n", "", "line 1: invalid character"},
+		{"window past the end", "mooncake", mooncake("0", "10"), ", start_row: 5", "no rows in window start_row=5 rows=0"},
+		{"timestamp overflows", "mooncake", mooncake("0", "1e14"), "", "line 2: timestamp 1e+14 ms is out of range (must be >= 0 and < 4.612e+12 ms)"},
+		{"negative timestamp", "mooncake", mooncake("-5", "0"), "", "line 1: timestamp -5 ms is out of range"},
+		{"time-scaled span overflows", "mooncake", mooncake("0", "4e12"), ", time_scale: 10",
+			"row 1 comes 1.27e+03 years after the window's first row once scaled by time_scale 10"},
+		{"azure header only", "azure", "TIMESTAMP,ContextTokens,GeneratedTokens\n", "", "no rows in window"},
+		{"azure year 2300", "azure", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9799600,10,5\n2300-01-01 00:00:00.0000000,10,5\n", "",
+			"row 1: TIMESTAMP 2300-01-01 00:00:00.0000000 is out of range"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writePlan(t, "segments:\n  - {name: t, weight: 1, trace: {format: "+tc.format+", file: trace.data"+tc.extra+"}}\n")
+			if err := os.WriteFile(filepath.Join(filepath.Dir(path), "trace.data"), []byte(tc.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(path, nil)
+			var ve *ValidationError
+			if !errors.As(err, &ve) || len(ve.Problems) != 1 {
+				t.Fatalf("Load: got %v, want one problem", err)
+			}
+			p := ve.Problems[0]
+			want := "must be a " + tc.format + " trace with at least one row in the window"
+			if p.Path != "segments[0].trace.file" || !strings.Contains(p.Error(), want) || !strings.Contains(p.Error(), tc.contains) {
+				t.Errorf("problem %q, want one at segments[0].trace.file saying %q and %q", p.Error(), want, tc.contains)
+			}
+		})
 	}
 }

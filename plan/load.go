@@ -157,6 +157,7 @@ func decodeHook() mapstructure.DecodeHookFunc {
 	}
 	return mapstructure.ComposeDecodeHookFunc(
 		bareNumber,
+		integralHook,
 		mapstructure.StringToTimeDurationHookFunc(),
 		commaList,
 	)

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/llmcap/llmcap/tracefile"
@@ -14,13 +16,21 @@ func (t Trace) Scale() tracefile.Scale {
 }
 
 // Load reads the trace's row window (start_row, rows) from File (absolute after Load of
-// the plan) and scales it. Errors are tracefile.Read's.
+// the plan) and scales it. Errors are tracefile.Read's, or a time-scaled gap between
+// rows too long for a time.Duration (about 292 years).
 func (t Trace) Load() ([]tracefile.Row, error) {
 	raw, err := tracefile.Read(t.Format, t.File, t.StartRow, t.Rows)
 	if err != nil {
 		return nil, err
 	}
-	return t.Scale().Apply(raw), nil
+	scale := t.Scale()
+	for i, r := range raw {
+		if gap := math.Abs(float64(r.AtNs-raw[0].AtNs)) * max(scale.Time, 1); gap >= math.MaxInt64 {
+			return nil, fmt.Errorf("trace %s: row %d comes %.3g years after the window's first row once scaled by time_scale %g: "+
+				"more than a wall-time estimate can hold (about 292 years)", t.File, t.StartRow+i, gap/float64(365*24*time.Hour), t.TimeScale)
+		}
+	}
+	return scale.Apply(raw), nil
 }
 
 // Span returns the number of requests of the trace's row window and their span: the

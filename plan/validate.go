@@ -21,8 +21,16 @@ func (p *Plan) Validate() error {
 	return nil
 }
 
-// problems runs every check in field order.
+// problems runs every check in field order, after the check for non-finite numbers
+// (whose paths the other checks then do not report again).
 func (p *Plan) problems() problems {
+	var nonFinite problems
+	p.checkFinite(&nonFinite)
+	return append(nonFinite, without(p.fieldProblems(), nonFinite)...)
+}
+
+// fieldProblems runs the checks of each section, in field order.
+func (p *Plan) fieldProblems() problems {
 	var ps problems
 	if !nameRE.MatchString(p.Name) {
 		ps.add("name", p.Name, "must be letters, digits, '.', '_' or '-' (it names the run directory)")
@@ -47,7 +55,9 @@ func checkURL(ps *problems, path, raw string) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		ps.add(path, redactURL(raw), "must be an http:// or https:// URL with a host (or %q for url)", TargetSimulator)
+		return
 	}
+	checkPort(ps, path, raw)
 }
 
 func checkFile(ps *problems, path, file string) {
@@ -261,6 +271,7 @@ func (p *Plan) checkSegments(ps *problems) {
 }
 
 func checkTrace(ps *problems, path string, t Trace) {
+	before := len(*ps)
 	if !slices.Contains(TraceFormats, t.Format) {
 		ps.add(path+".format", t.Format, "%s", oneOf(TraceFormats))
 	}
@@ -281,6 +292,19 @@ func checkTrace(ps *problems, path string, t Trace) {
 	nonNegInt(ps, path+".max_output_tokens", t.MaxOutputTokens)
 	nonNegInt(ps, path+".start_row", t.StartRow)
 	nonNegInt(ps, path+".rows", t.Rows)
+	if len(*ps) == before {
+		checkTraceRows(ps, path, t)
+	}
+}
+
+// checkTraceRows reads the trace of an otherwise valid trace section: a file that does
+// not parse as its format, has no row in the window or whose timestamps overflow is a
+// problem at path.file, so `llmcap plan` fails on it as run does.
+func checkTraceRows(ps *problems, path string, t Trace) {
+	if _, err := t.Load(); err != nil {
+		ps.add(path+".file", t.File, "must be a %s trace with at least one row in the window (start_row %d, rows %d; 0 = to the end): %v",
+			t.Format, t.StartRow, t.Rows, err)
+	}
 }
 
 // checkPrefix checks that a segment's shared prefix fits in its prompts: the prefix is

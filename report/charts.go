@@ -23,6 +23,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // Chart sizes and resolution. The PNG has the physical size of its PDF cell, so its
@@ -162,10 +163,10 @@ func writeCharts(dir string, charts []Chart) error {
 		if c.Err != nil {
 			continue
 		}
-		if err := os.WriteFile(filepath.Join(dir, c.Name+".svg"), c.SVG, 0o644); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(dir, c.Name+".svg"), c.SVG); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, c.Name+".png"), c.PNG, 0o644); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(dir, c.Name+".png"), c.PNG); err != nil {
 			return err
 		}
 	}

@@ -3,10 +3,11 @@ package report
 import (
 	"encoding/csv"
 	"fmt"
-	"os"
+	"io"
 	"strconv"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // stepsCSVHeader is the header of steps.csv (units in the column names).
@@ -49,24 +50,21 @@ func positiveText(v float64) string {
 
 // writeStepsCSV writes steps.csv: one row per step of every segment and the mix.
 func writeStepsCSV(path string, in *input) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	_ = w.Write(stepsCSVHeader)
-	for _, seg := range allSegments(in.a) {
-		for _, s := range seg.Steps {
-			if s.Segment == "" {
-				s.Segment = seg.Segment
+	return rundir.WriteAtomic(path, func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		_ = w.Write(stepsCSVHeader)
+		for _, seg := range allSegments(in.a) {
+			for _, s := range seg.Steps {
+				if s.Segment == "" {
+					s.Segment = seg.Segment
+				}
+				_ = w.Write(stepsCSVRow(s))
 			}
-			_ = w.Write(stepsCSVRow(s))
 		}
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return fmt.Errorf("write csv: %w", err)
-	}
-	return f.Close()
+		w.Flush()
+		if err := w.Error(); err != nil {
+			return fmt.Errorf("write csv: %w", err)
+		}
+		return nil
+	})
 }

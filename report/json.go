@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // JSONReport is report.json: the analysis plus the chart files written next to it.
@@ -40,7 +40,7 @@ func writeJSON(path string, in *input, charts []string) error {
 		}
 		b = bytes.ReplaceAll(b, []byte(nonFiniteSentinelJSON), []byte("null"))
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return rundir.WriteFileAtomic(path, append(b, '\n'))
 }
 
 // nonFiniteSentinel stands in for NaN/±Inf while encoding; its JSON text is then

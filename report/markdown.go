@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // renderMarkdown renders summary.md: the answer, key numbers, warnings, per-segment
@@ -104,5 +104,5 @@ func mdEscape(s string) string {
 
 // writeMarkdown writes summary.md.
 func writeMarkdown(path string, in *input, charts []string) error {
-	return os.WriteFile(path, []byte(renderMarkdown(in, charts)), 0o644)
+	return rundir.WriteFileAtomic(path, []byte(renderMarkdown(in, charts)))
 }

@@ -3,7 +3,6 @@ package report
 import (
 	_ "embed"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/johnfercher/maroto/v2"
@@ -22,6 +21,7 @@ import (
 	"github.com/johnfercher/maroto/v2/pkg/core"
 	"github.com/johnfercher/maroto/v2/pkg/props"
 	"github.com/johnfercher/maroto/v2/pkg/repository"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // The embedded UTF-8 fonts (DejaVu Sans, see fonts/LICENSE): the built-in PDF fonts
@@ -64,7 +64,7 @@ func writePDF(path string, in *input, charts []Chart) error {
 	if err != nil {
 		return fmt.Errorf("generate: %w", err)
 	}
-	return os.WriteFile(path, doc.GetBytes(), 0o644)
+	return rundir.WriteFileAtomic(path, doc.GetBytes())
 }
 
 // buildPDF lays out the whole document (not yet generated: GetStructure or Generate).

@@ -139,6 +139,9 @@ func loadInput(dir string, a *analysis.Analysis) (*input, error) {
 		if in.records, _, err = rundir.ReadRecords(dir); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
+		// A request's repeated lines count once, as in the analysis (which warns of them).
+		var dups rundir.DuplicateFilter
+		in.records = slices.DeleteFunc(in.records, func(r rundir.Record) bool { return dups.Repeat(&r) })
 	}
 	if in.metrics, _, err = rundir.ReadMetrics(dir); err != nil {
 		return nil, fmt.Errorf("report: %w", err)

@@ -5,11 +5,11 @@ import (
 	"compress/flate"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/xuri/excelize/v2"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // Workbook sheet names.
@@ -102,15 +102,11 @@ func writeXLSX(path string, in *input) error {
 	}
 	defer f.Close()
 	f.SetZipWriter(fastZip)
-	out, err := os.Create(path) // 0644 (excelize's SaveAs would make it executable)
-	if err != nil {
+	// 0644 (excelize's SaveAs would make it executable).
+	return rundir.WriteAtomic(path, func(w io.Writer) error {
+		_, err := f.WriteTo(w)
 		return err
-	}
-	if _, err := f.WriteTo(out); err != nil {
-		out.Close()
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	return out.Close()
+	})
 }
 
 // fastZip is a zip writer that deflates at BestSpeed: the Requests sheet's XML is

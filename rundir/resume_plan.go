@@ -178,14 +178,14 @@ func firstStepDiff(stored, planned []plan.Step) string {
 	for i := 0; i < max(len(stored), len(planned)); i++ {
 		switch {
 		case i >= len(stored):
-			return fmt.Sprintf("step %d: the run has none, the plan's %s", i, describeStep(planned[i]))
+			return fmt.Sprintf("step %d: the run has none, the plan's %s", i+1, describeStep(planned[i]))
 		case i >= len(planned):
-			return fmt.Sprintf("step %d: the run's %s, the plan has none", i, describeStep(stored[i]))
+			return fmt.Sprintf("step %d: the run's %s, the plan has none", i+1, describeStep(stored[i]))
 		}
 		x, y := stored[i], planned[i]
 		x.Estimated, y.Estimated = 0, 0
 		if !reflect.DeepEqual(x, y) {
-			return fmt.Sprintf("step %d: the run's %s, the plan's %s", i, describeStep(stored[i]), describeStep(planned[i]))
+			return fmt.Sprintf("step %d: the run's %s, the plan's %s", i+1, describeStep(stored[i]), describeStep(planned[i]))
 		}
 	}
 	return "no step differs"

@@ -83,13 +83,13 @@ func TestCheckResumeRules(t *testing.T) {
 	_, err := CheckResume(stored, &more, true)
 	var ref *ResumeRefusal
 	if !asRefusal(err, &ref) || ref.Reason != ResumeStepsDiffer || ref.StoredSteps != 2 || ref.NewSteps != 3 ||
-		ref.FirstDiff != "step 2: the run has none, the plan's a concurrency 4, window 0s, 10 requests" {
+		ref.FirstDiff != "step 3: the run has none, the plan's a concurrency 4, window 0s, 10 requests" {
 		t.Errorf("other steps, forced: %v, want a steps refusal 2 vs 3", err)
 	}
 	longer := *p
 	longer.Ladder.Duration = time.Minute
 	if _, err := CheckResume(stored, &longer, true); !asRefusal(err, &ref) ||
-		ref.FirstDiff != "step 0: the run's a concurrency 1, window 0s, 10 requests, the plan's a concurrency 1, window 1m0s, 10 requests" {
+		ref.FirstDiff != "step 1: the run's a concurrency 1, window 0s, 10 requests, the plan's a concurrency 1, window 1m0s, 10 requests" {
 		t.Errorf("a longer window: %v", err)
 	}
 	other := *p

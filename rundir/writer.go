@@ -79,26 +79,7 @@ func (w *Writer) WriteMeta(m *RunMeta) error {
 // WriteFileAtomic writes data to path through a temporary file, fsync and rename, so a
 // reader sees the old file or the new one, never a torn one.
 func WriteFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return WriteAtomic(path, writeBytes(data))
 }
 
 // AppendRecords appends one JSON line per record and fsyncs.
@@ -128,7 +109,7 @@ func (w *Writer) AppendRecords(recs []*Record) error {
 func (w *Writer) AppendStep(sum *StepSummary) error {
 	b, err := json.Marshal(sum)
 	if err != nil {
-		return fmt.Errorf("encode step %d: %w", sum.Index, err)
+		return fmt.Errorf("encode step %d: %w", sum.Index+1, err)
 	}
 	if _, err := w.steps.Write(append(w.red.Bytes(b), '\n')); err != nil {
 		return fmt.Errorf("write %s: %w", FileSteps, err)

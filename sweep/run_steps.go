@@ -45,7 +45,7 @@ func (rn *runner) runSteps(ctx context.Context, done map[int]rundir.StepSummary)
 		}
 		if sum.EarlyStopped {
 			stopped[st.Segment] = true
-			rn.log.Info("early stop: ladder ended", "segment", st.Segment, "step", st.Index, "reason", sum.SLAViolation)
+			rn.log.Info("early stop: ladder ended", "segment", st.Segment, "step", st.Index+1, "reason", sum.SLAViolation)
 		}
 		if err := rn.cooldown(ctx, st.Cooldown); err != nil {
 			return err
@@ -71,17 +71,17 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 	if trace != nil {
 		rows := trace.trace.rows
 		for _, n := range traceStepNotes(st, len(rows), rows[len(rows)-1].Offset) {
-			rn.log.Warn("trace step: "+n.Message, "step", st.Index, "segment", st.Segment)
-			n.Message = fmt.Sprintf("step %d (%s): %s", st.Index, st.Segment, n.Message)
+			rn.log.Warn("trace step: "+n.Message, "step", st.Index+1, "segment", st.Segment)
+			n.Message = fmt.Sprintf("step %d (%s): %s", st.Index+1, st.Segment, n.Message)
 			rn.meta.Warnings = appendNew(rn.meta.Warnings, n)
 		}
 	}
 	rn.progress.beginStep(fmt.Sprintf("%s step %s %s=%g", st.Segment, rn.stepOf(st), st.Schedule, st.Load()))
-	rn.log.Debug("step start", "step", st.Index, "segment", st.Segment, "schedule", st.Schedule, "load", st.Load())
+	rn.log.Debug("step start", "step", st.Index+1, "segment", st.Segment, "schedule", st.Schedule, "load", st.Load())
 	s := newStepRun(rn, st, wl, trace)
 	sum, results, runErr := s.run(ctx)
 	if err := rn.out.AppendRecords(recordsOf(results)); err != nil {
-		return sum, fmt.Errorf("sweep step %d: %w", st.Index, err)
+		return sum, fmt.Errorf("sweep step %d: %w", st.Index+1, err)
 	}
 	if runErr != nil {
 		return sum, runErr
@@ -98,7 +98,7 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 		sum.EarlyStopped = streak[st.Segment] >= max(es.Consecutive, 1)
 	}
 	if err := rn.out.AppendStep(&sum); err != nil {
-		return sum, fmt.Errorf("sweep step %d: %w", st.Index, err)
+		return sum, fmt.Errorf("sweep step %d: %w", st.Index+1, err)
 	}
 	if err := rn.out.SyncMetrics(); err != nil {
 		rn.log.Warn("sync server metrics", "err", err)
@@ -161,12 +161,12 @@ func (rn *runner) workloadFor(st plan.Step) (*workload, *segmentGen, error) {
 		}
 	}
 	if len(segs) == 0 {
-		return nil, nil, fmt.Errorf("sweep step %d: unknown segment %q", st.Index, st.Segment)
+		return nil, nil, fmt.Errorf("sweep step %d: unknown segment %q", st.Index+1, st.Segment)
 	}
 	var trace *segmentGen
 	if st.Schedule == plan.ScheduleTrace {
 		if trace = segs[0]; trace.trace == nil {
-			return nil, nil, fmt.Errorf("sweep step %d: segment %q has no trace", st.Index, st.Segment)
+			return nil, nil, fmt.Errorf("sweep step %d: segment %q has no trace", st.Index+1, st.Segment)
 		}
 	}
 	return newWorkload(rn.plan, st.Index, segs), trace, nil

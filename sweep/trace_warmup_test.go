@@ -55,7 +55,7 @@ func TestTraceStepWarmupIsAShareOfTheTrace(t *testing.T) {
 	_, _, meta := rtRead(t, dir)
 	if len(meta.Warnings) != 1 || meta.Warnings[0].Kind != rundir.WarnTraceWindowCut || meta.Warnings[0].Segment != "tr" ||
 		meta.Warnings[0].Step != 0 || meta.Warnings[0].Data.Count != 200 ||
-		!strings.HasPrefix(meta.Warnings[0].Message, "step 0 (tr): the measurement window (ladder.duration 300ms) ends before the trace does") {
+		!strings.HasPrefix(meta.Warnings[0].Message, "step 1 (tr): the measurement window (ladder.duration 300ms) ends before the trace does") {
 		t.Errorf("run.json warnings = %+v", meta.Warnings)
 	}
 }

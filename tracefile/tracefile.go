@@ -28,6 +28,11 @@ const BlockTokens = 512
 // AzureTimeLayout is the Azure trace's TIMESTAMP format ("2023-11-16 18:17:03.9799600").
 const AzureTimeLayout = "2006-01-02 15:04:05.9999999"
 
+// MaxAtNs bounds a row's arrival time: 0 ≤ AtNs < MaxAtNs (2^62 ns, about 146 years
+// after the Unix epoch or a Mooncake trace's start), so that the gap between any two
+// rows, and the wall-time estimate from it, fits a time.Duration.
+const MaxAtNs = 1 << 62
+
 // Raw is one trace row as read: arrival time (unix ns), prompt and output tokens, and
 // the Mooncake prefix block ids (nil for Azure).
 type Raw struct {
@@ -143,6 +148,9 @@ func readMooncake(r io.Reader, start, rows int) ([]Raw, error) {
 		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
+		if ns := v.Timestamp * 1e6; !(ns >= 0 && ns < MaxAtNs) { // also NaN
+			return nil, fmt.Errorf("line %d: timestamp %g ms is out of range (must be >= 0 and < %.4g ms)", line, v.Timestamp, MaxAtNs/1e6)
+		}
 		out = append(out, Raw{AtNs: int64(v.Timestamp * 1e6), Prompt: v.InputLength,
 			Output: v.OutputLength, HashIDs: v.HashIDs})
 	}
@@ -180,6 +188,10 @@ func readAzure(r io.Reader, start, rows int) ([]Raw, error) {
 		at, err := time.Parse(AzureTimeLayout, strings.TrimSpace(rec[ti]))
 		if err != nil {
 			return nil, fmt.Errorf("row %d: TIMESTAMP: %w", i, err)
+		}
+		if at.Before(time.Unix(0, 0)) || !at.Before(time.Unix(0, MaxAtNs)) {
+			return nil, fmt.Errorf("row %d: TIMESTAMP %s is out of range (must be from %s to before %s)", i,
+				strings.TrimSpace(rec[ti]), time.Unix(0, 0).UTC().Format(AzureTimeLayout), time.Unix(0, MaxAtNs).UTC().Format(AzureTimeLayout))
 		}
 		c, err1 := strconv.Atoi(strings.TrimSpace(rec[ci]))
 		g, err2 := strconv.Atoi(strings.TrimSpace(rec[gi]))

@@ -63,7 +63,7 @@ func TestResumeWithDifferentPlanRefused(t *testing.T) {
 		t.Fatalf("sweep: %d %s", r.code, r.stderr)
 	}
 	r := llmcap(t, nil, "sweep", "--resume", dir, "-c", cfg, "--set", "ladder.concurrency=[1,2,4]")
-	if r.code != 1 || !strings.Contains(r.stderr, "the plan from -c "+cfg+" has different steps than the run (3 steps vs 2 steps; step 2: the run has none, the plan's") ||
+	if r.code != 1 || !strings.Contains(r.stderr, "the plan from -c "+cfg+" has different steps than the run (3 steps vs 2 steps; step 3: the run has none, the plan's") ||
 		strings.Contains(r.stderr, "sweep starting") {
 		t.Errorf("resume with other steps: exit %d\n%s", r.code, r.stderr)
 	}

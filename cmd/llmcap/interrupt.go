@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // interrupter handles Ctrl-C (SIGINT, SIGTERM) for work that cannot stop midway (the
@@ -93,20 +95,27 @@ func (in *interrupter) abandon() {
 }
 
 // removeTouched removes path when it was modified at or after since (for a directory:
-// its files modified since then) and returns what it removed.
+// its files modified since then), and the temporary files of an atomic write of path
+// still in progress (rundir.TempGlob), and returns what it removed.
 func removeTouched(path string, since time.Time) []string {
+	var out []string
+	temps, _ := filepath.Glob(rundir.TempGlob(path))
+	for _, t := range temps {
+		if os.Remove(t) == nil {
+			out = append(out, t)
+		}
+	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil
+		return out
 	}
 	if !st.IsDir() {
 		if !st.ModTime().Before(since) && os.Remove(path) == nil {
-			return []string{path}
+			out = append(out, path)
 		}
-		return nil
+		return out
 	}
 	entries, _ := os.ReadDir(path)
-	var out []string
 	for _, e := range entries {
 		out = append(out, removeTouched(filepath.Join(path, e.Name()), since)...)
 	}

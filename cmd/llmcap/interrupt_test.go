@@ -94,3 +94,28 @@ func TestInterruptedRenderAllWritten(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestRemoveTouchedTemporaries: abandoning removes the temporary file of an atomic write
+// in progress (rundir.WriteAtomic) next to an untouched previous output, which stays.
+func TestRemoveTouchedTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "analysis.json")
+	if err := os.WriteFile(old, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hourAgo := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(old, hourAgo, hourAgo); err != nil {
+		t.Fatal(err)
+	}
+	tmp := old + ".tmp-123456"
+	if err := os.WriteFile(tmp, []byte("{\"half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	removed := removeTouched(old, time.Now().Add(-time.Minute))
+	if len(removed) != 1 || removed[0] != tmp {
+		t.Errorf("removed %v, want [%s]", removed, tmp)
+	}
+	if b, err := os.ReadFile(old); err != nil || string(b) != "{}\n" {
+		t.Errorf("the previous analysis.json: %q, %v", b, err)
+	}
+}

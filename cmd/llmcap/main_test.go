@@ -77,7 +77,7 @@ func TestPlanDemo(t *testing.T) {
 	}
 	// The demo searches the mix for its capacity in users: one opening step and a bound
 	// on the time the search may take.
-	rows := regexp.MustCompile(`(?m)^0\s+mix\s+users\s+25 users\s+2s\s+10s\s+\S+$`).FindAllString(r.stdout, -1)
+	rows := regexp.MustCompile(`(?m)^1\s+mix\s+users\s+25 users\s+2s\s+10s\s+\S+$`).FindAllString(r.stdout, -1)
 	if len(rows) != 1 || !strings.Contains(r.stdout, "1 capacity search over users from 25 to 2000") {
 		t.Errorf("found %d opening steps, want the mix's search:\n%s", len(rows), r.stdout)
 	}

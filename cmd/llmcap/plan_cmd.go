@@ -102,7 +102,7 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 				notes = append(notes, note)
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s", s.Index, s.Segment, s.Schedule, loadText(s),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s", s.Index+1, s.Segment, s.Schedule, loadText(s),
 			warm, window, roundDur(s.Estimated))
 		if p.Capture.Enabled {
 			mark := p.CaptureMark(s)
@@ -157,7 +157,7 @@ func traceTexts(p *plan.Plan, s plan.Step) (warm, window, note string) {
 	}
 	rows, span, err := tr.Span()
 	if err != nil {
-		return warmupText(s.Warmup), windowText(s), fmt.Sprintf("step %d: %v", s.Index, err)
+		return warmupText(s.Warmup), windowText(s), fmt.Sprintf("step %d: %v", s.Index+1, err)
 	}
 	n := plan.TraceWarmupRequests(s.Warmup, rows)
 	warm = "-"
@@ -167,11 +167,11 @@ func traceTexts(p *plan.Plan, s plan.Step) (warm, window, note string) {
 	window = fmt.Sprintf("trace: %d req over %s", rows-n, roundDur(span))
 	switch {
 	case rows-n < 1:
-		note = fmt.Sprintf("step %d (%s): the trace has %d requests; nothing is left to measure after warm-up", s.Index, s.Segment, rows)
+		note = fmt.Sprintf("step %d (%s): the trace has %d requests; nothing is left to measure after warm-up", s.Index+1, s.Segment, rows)
 	case s.Duration > 0 && s.Duration < span:
 		window = fmt.Sprintf("first %s of %s trace", s.Duration, roundDur(span))
 		note = fmt.Sprintf("step %d (%s): ladder.duration %s ends before the trace (%d requests over %s after time_scale); its tail is not replayed",
-			s.Index, s.Segment, s.Duration, rows, roundDur(span))
+			s.Index+1, s.Segment, s.Duration, rows, roundDur(span))
 	}
 	return warm, window, note
 }

@@ -52,3 +52,30 @@ func TestSetListItem(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestPlanBrokenTrace: `llmcap plan` fails (exit 2, no step table) on a trace file that
+// is empty or not its format, naming the field, the format and why.
+func TestPlanBrokenTrace(t *testing.T) {
+	for name, data := range map[string]string{"empty": "", "not JSON": "{\"timestamp\": 0, oops\n"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			trace := filepath.Join(dir, "trace.jsonl")
+			if err := os.WriteFile(trace, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := filepath.Join(dir, "plan.yaml")
+			yaml := "segments:\n  - {name: replay, weight: 1, trace: {format: mooncake, file: trace.jsonl}}\nsla: {ttft_ms: {p95: 500}}\n"
+			if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := llmcap(t, nil, "plan", "-c", cfg)
+			want := "segments[0].trace.file: " + strconv.Quote(trace) + " is not allowed: must be a mooncake trace with at least one row in the window"
+			if r.code == 0 || !strings.Contains(r.stderr, want) {
+				t.Errorf("exit %d, stderr %q; want a failure saying %q", r.code, r.stderr, want)
+			}
+			if strings.Contains(r.stdout, "estimated wall time") {
+				t.Errorf("the plan was printed despite the broken trace:\n%s", r.stdout)
+			}
+		})
+	}
+}

@@ -143,7 +143,7 @@ func groupName(formats []string) string {
 // first Ctrl-C during it, analysis.json is still written, then it returns the exit-130
 // error; a second Ctrl-C abandons at once.
 func (in *interrupter) analyzeInterruptible(w io.Writer, dir string) (*analysis.Analysis, error) {
-	end := in.start("the analysis ("+analysis.FileAnalysis+")", filepath.Join(dir, analysis.FileAnalysis+".tmp"))
+	end := in.start("the analysis ("+analysis.FileAnalysis+")", filepath.Join(dir, analysis.FileAnalysis))
 	a, err := analyzeDir(w, dir)
 	end()
 	if err != nil {

@@ -252,15 +252,35 @@ func sweepError(err error) error {
 }
 
 // interruptedSweep is the error of a sweep stopped by Ctrl-C: where its completed steps
-// are and how to resume, or that nothing was measured when no step completed (a Ctrl-C
-// during the target's start or preflight).
+// are and how to resume; when no step completed, how many records the unfinished step
+// left (a resume runs it again), or that nothing was measured when there are none (a
+// Ctrl-C during the target's start or preflight).
 func interruptedSweep(dir string) error {
 	if completedSteps(dir) == 0 {
+		if n := recordCount(dir); n > 0 {
+			kept := plural(n, "record") + " are"
+			if n == 1 {
+				kept = "1 record is"
+			}
+			return fmt.Errorf("interrupted before the first step completed: its %s kept in %s "+
+				"(the analysis leaves an unfinished step out; a resume runs it again); resume with: llmcap sweep --resume %s",
+				kept, filepath.Join(dir, rundir.FileRecords), shellQuote(dir))
+		}
 		return fmt.Errorf("interrupted before any step completed: nothing was measured "+
 			"(run again, or resume with: llmcap sweep --resume %s)", shellQuote(dir))
 	}
 	return fmt.Errorf("interrupted: completed steps are saved in %s; "+
 		"resume with: llmcap sweep --resume %s", dir, shellQuote(dir))
+}
+
+// recordCount counts the records of dir's records.jsonl (0 when it is missing or
+// unreadable).
+func recordCount(dir string) int {
+	n := 0
+	if _, err := rundir.EachRecord(dir, func(*rundir.Record) error { n++; return nil }); err != nil {
+		return 0
+	}
+	return n
 }
 
 // completedSteps counts the step summaries in dir's steps.jsonl (0 when it is missing).

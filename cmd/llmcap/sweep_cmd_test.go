@@ -120,3 +120,46 @@ func TestKilledSweepReadsInterrupted(t *testing.T) {
 		t.Errorf("report after analyze: exit %d, want no re-analysis\n%s", r.code, r.stderr)
 	}
 }
+
+// TestInterruptDuringFirstStep: a Ctrl-C during the first step, after requests were
+// recorded, says how many records were kept and how to resume, not that nothing was
+// measured.
+func TestInterruptDuringFirstStep(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(bin, "sweep", "-c", tinyPlan(t), "-o", dir, "--set", "ladder.duration=60s")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) { // run.json is written when the sweep starts its steps
+		if _, err := os.Stat(filepath.Join(dir, "run.json")); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // requests of the first step (60 s long) complete meanwhile
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("interrupted first step: %v, want exit 130\n%s", err, errb.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := bytes.Count(b, []byte("\n"))
+	if n == 0 {
+		t.Fatalf("no record written in 2 s of the first step:\n%s", errb.String())
+	}
+	s := errb.String()
+	want := fmt.Sprintf("interrupted before the first step completed: its %d records are kept in %s", n, filepath.Join(dir, "records.jsonl"))
+	if !strings.Contains(s, want) || !strings.Contains(s, "resume with: llmcap sweep --resume "+dir) ||
+		strings.Contains(s, "nothing was measured") {
+		t.Errorf("stderr after a Ctrl-C in the first step, want %q:\n%s", want, s)
+	}
+}
