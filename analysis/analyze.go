@@ -369,9 +369,8 @@ func meanE2EMs(st *store, idx []int32) float64 {
 			sum += q.e2e
 			n++
 			okN++
-		case q.phase == phaseGrace && !q.ok && st.names[q.errClass] == rundir.ErrCancelled &&
-			q.sentNs > 0 && q.endNs > q.sentNs: // cut off: its time in flight so far (residenceMs)
-			sum += float64(q.endNs-q.sentNs) / 1e6
+		case q.unfinished && q.waitedMs > 0: // unfinished: its time in flight so far (residenceMs)
+			sum += float64(q.waitedMs)
 			n++
 		}
 	}

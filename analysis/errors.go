@@ -147,7 +147,7 @@ func noMeasuredEvidence(steps []StepStats) string {
 func unmeasuredCounts(steps []StepStats) (warm, cut, noFirst int) {
 	for i := range steps {
 		warm += steps[i].WarmupRequests
-		cut += steps[i].Cancelled
+		cut += steps[i].Unfinished
 		noFirst += steps[i].cancelledNoFirst
 	}
 	return warm, cut, noFirst

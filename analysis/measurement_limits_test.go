@@ -180,8 +180,8 @@ func TestCutOffRequestsCountInLittlesLaw(t *testing.T) {
 	want := 2 / ((11*0.5 + 5.5) / 12) // N / R with R = (11 × 0.5 s + 5.5 s) / 12 = 0.917 s
 	near(t, "little throughput", s.LittleThroughputRps, want, 1e-6)
 	near(t, "throughput at capacity", a.Segments[0].Capacity.ThroughputAtCapacity, want, 1e-6)
-	if s.Cancelled != 1 || s.LittleThroughputRps > 1.2*s.RequestThroughput {
-		t.Errorf("cancelled %d; N / R %.2f req/s against %.2f measured", s.Cancelled, s.LittleThroughputRps, s.RequestThroughput)
+	if s.Unfinished != 1 || s.LittleThroughputRps > 1.2*s.RequestThroughput {
+		t.Errorf("cancelled %d; N / R %.2f req/s against %.2f measured", s.Unfinished, s.LittleThroughputRps, s.RequestThroughput)
 	}
 }
 

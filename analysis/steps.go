@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/rundir"
 	"github.com/llmcap/llmcap/sla"
 )
 
@@ -41,19 +40,21 @@ type stepAcc struct {
 	outSum, promptSum, good int
 	perUserN                int
 	perUser, ipSum, ioSum   float64
+	judged                  sla.Collector // what the SLA judge sees (censored values included)
 }
 
 // add counts one measured record into s, acc and sm.
 func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples, cons []plan.Constraint) {
-	if q.phase == phaseGrace && !q.ok && st.names[q.errClass] == rundir.ErrCancelled {
-		// Still in flight when the grace period ended: cut off by the step protocol, not
-		// failed by the server. Counted apart, outside the error rate (as AIPerf does).
-		s.Cancelled++
+	acc.judged.Add(judgeRequest(q))
+	if q.unfinished {
+		// Still in flight when the step ended: not failed by the server, so outside the
+		// error rate; the SLA judge counts its wait as a censored lower bound.
+		s.Unfinished++
 		if q.firstNs == 0 {
 			s.cancelledNoFirst++
 		}
-		if q.sentNs > 0 && q.endNs > q.sentNs {
-			s.cutOffMsSum += float64(q.endNs-q.sentNs) / 1e6
+		if q.waitedMs > 0 {
+			s.cutOffMsSum += float64(q.waitedMs)
 			s.cutOffN++
 		}
 		return
@@ -174,8 +175,21 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, spec plan.SLA)
 	s.ClientLimited = clientLimited(&s)
 	s.LittleThroughputRps = littleThroughput(&s)
 	s.SteadyState, s.SteadyStateReason = steadyState(&s, sm)
+	s.judged = acc.judged.Sample()
 	s.MeetsSLA, s.SLAViolations = checkSLA(&s, spec)
 	return s, sm
+}
+
+// judgeRequest is measured request q as the SLA judge counts it (sla.Request).
+func judgeRequest(q *request) sla.Request {
+	ptr := func(v float64) *float64 {
+		if math.IsNaN(v) {
+			return nil
+		}
+		return &v
+	}
+	return sla.Request{Unfinished: q.unfinished, WaitedMs: float64(q.waitedMs), OK: q.ok, OutputTokens: int(q.output),
+		TTFTMs: ptr(q.ttft), TTFOMs: ptr(q.ttfo), ITLMs: ptr(q.itl), E2EMs: ptr(q.e2e)}
 }
 
 // residenceMs is a closed-loop step's mean time in flight R in ms, for Little's law:
@@ -303,10 +317,14 @@ func summaryOf(s *StepStats, metric string) Summary {
 	return Summary{}
 }
 
-// stepSample is what the SLA judge sees of step s: its judged requests (measured,
-// cut-off ones apart), errors, ITL-eligible replies and latency summaries.
+// stepSample is what the SLA judge sees of step s: the sla.Collector's sample of its
+// measured records (unfinished ones as censored values) when computeStep built it, else
+// one from its counts and latency summaries.
 func stepSample(s *StepStats) sla.Sample {
-	return sla.Sample{Requests: s.Requests, Errors: s.Errors, CutOff: s.Cancelled, ITLEligible: s.itlEligible,
+	if s.judged.Requests+s.judged.CutOff > 0 {
+		return s.judged
+	}
+	return sla.Sample{Requests: s.Requests, Errors: s.Errors, CutOff: s.Unfinished, ITLEligible: s.itlEligible,
 		TTFT: sla.Summary(s.TTFTMs), TTFO: sla.Summary(s.TTFOMs), ITL: sla.Summary(s.ITLMs), E2E: sla.Summary(s.E2EMs)}
 }
 

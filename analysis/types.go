@@ -7,6 +7,7 @@ import (
 	"github.com/llmcap/llmcap/capsearch"
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/sla"
 )
 
 // FileAnalysis is the analysis output inside a run directory.
@@ -77,6 +78,10 @@ type Summary struct {
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
 	StdDev float64 `json:"stddev"`
+	// Censored counts the values that are lower bounds (unfinished requests' waits); 0
+	// in a step's summaries, which hold finished requests only (the SLA judge's own
+	// summaries count the unfinished ones).
+	Censored int `json:"censored,omitempty"`
 }
 
 // StepStats are the statistics of one step (of one segment, or of the mix).
@@ -97,11 +102,17 @@ type StepStats struct {
 	// WarmupRequests counts the step's warm-up requests (never in any statistic).
 	WarmupRequests int `json:"warmup_requests"`
 	Errors         int `json:"errors"`
-	// Cancelled counts measured requests still in flight when the grace period ended;
-	// cut off by the step protocol, they are in neither Requests nor Errors.
-	Cancelled    int            `json:"cancelled"`
-	ErrorRate    float64        `json:"error_rate"`
-	ErrorClasses map[string]int `json:"error_classes,omitempty"`
+	// Unfinished counts the measured requests still in flight when the step ended (at
+	// the end of the grace period or of the step's wall-time bound; records.jsonl
+	// error_class unfinished, or cancelled in the grace phase in older runs): in neither
+	// Requests nor Errors, the SLA judge counts their waits as censored lower bounds
+	// (docs/metrics.md "Unfinished requests").
+	Unfinished int `json:"unfinished"`
+	// CutByStepTimeout: the step's wall-time bound ended it (steps.jsonl
+	// cut_by_step_timeout).
+	CutByStepTimeout bool           `json:"cut_by_step_timeout,omitempty"`
+	ErrorRate        float64        `json:"error_rate"`
+	ErrorClasses     map[string]int `json:"error_classes,omitempty"`
 	// ErrorSamples gives, per error class, the first failed record's error message
 	// (records.jsonl "error"; at most 200 characters).
 	ErrorSamples map[string]string `json:"error_samples,omitempty"`
@@ -157,6 +168,8 @@ type StepStats struct {
 	// cancelledNoFirst counts the Cancelled requests that had no first token yet (the
 	// server never answered them within the grace period).
 	cancelledNoFirst int
+	// judged is the SLA judge's sample of the step (sla.Collector; stepSample).
+	judged sla.Sample
 	// itlEligible counts the successful measured requests with at least two output
 	// tokens: those for which ITL is defined (OSL ≥ 2).
 	itlEligible int

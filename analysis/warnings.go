@@ -15,12 +15,12 @@ import (
 // completed, the slowest requests are missing and the latencies underestimated; with
 // none completed there are no latencies at all.
 func cancelledWarning(seg string, s *StepStats) string {
-	n := s.Requests + s.Cancelled
-	if s.Cancelled == 0 || float64(s.Cancelled) <= 0.05*float64(n) {
+	n := s.Requests + s.Unfinished
+	if s.Unfinished == 0 || float64(s.Unfinished) <= 0.05*float64(n) {
 		return ""
 	}
 	head := fmt.Sprintf("segment %s, load %s: %d of %d measured requests were still in flight after the grace period and were cancelled",
-		seg, fmtNum(s.Load), s.Cancelled, n)
+		seg, fmtNum(s.Load), s.Unfinished, n)
 	if s.ClientLimited {
 		return head + ": they were waiting on the client's own limit, not on the server (see the client-limit warning)"
 	}
@@ -30,7 +30,7 @@ func cancelledWarning(seg string, s *StepStats) string {
 		}
 		return head + "; latencies there are underestimated (lengthen ladder.grace or ladder.duration)"
 	}
-	if s.cancelledNoFirst == s.Cancelled {
+	if s.cancelledNoFirst == s.Unfinished {
 		return head + ", none with a first token: the server did not answer (set target.first_byte_timeout to fail such requests sooner)"
 	}
 	return head + "; none completed, so there are no latencies (lengthen ladder.grace or ladder.duration)"

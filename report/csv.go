@@ -35,7 +35,7 @@ func stepsCSVRow(s analysis.StepStats) []string {
 		f(e2e.P50), f(e2e.P95), f(s.RequestThroughput), f(s.OutputTokenThroughput),
 		f(s.Goodput), f(s.GoodFraction), f(s.PerUserOutputTokensPerS),
 		strconv.FormatBool(s.SteadyState), strconv.FormatBool(s.MeetsSLA), string(s.Regime),
-		strconv.Itoa(s.WarmupRequests), strconv.Itoa(s.Cancelled), positiveText(s.AchievedRateRps), positiveText(s.LittleThroughputRps),
+		strconv.Itoa(s.WarmupRequests), strconv.Itoa(s.Unfinished), positiveText(s.AchievedRateRps), positiveText(s.LittleThroughputRps),
 	}
 }
 

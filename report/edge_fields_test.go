@@ -37,7 +37,7 @@ func fxEdgeAnalysis() *analysis.Analysis {
 		}}
 	s0 := &a.Segments[0].Steps[0]
 	s0.TTFTMs, s0.ITLMs, s0.E2EMs, s0.TTFOMs = analysis.Summary{}, analysis.Summary{}, analysis.Summary{}, analysis.Summary{}
-	s0.WarmupRequests, s0.Cancelled = 7, 2
+	s0.WarmupRequests, s0.Unfinished = 7, 2
 	a.Segments[0].Capacity = analysis.Capacity{MaxConcurrencyWithinSLA: 128, RangeLow: 128, OpenEnded: true, Method: methodAtLeast,
 		Bottleneck: analysis.RegimeNone}
 	a.Segments[1].Capacity.Method, a.Segments[1].Capacity.OpenEnded = methodModel, true

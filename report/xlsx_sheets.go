@@ -68,7 +68,7 @@ func stepsRow(seg string, s analysis.StepStats) []any {
 		v(ttft.P50), v(ttft.P95), v(ttft.P99), v(ttfo.P95), v(itl.P50), v(itl.P95),
 		v(e2e.P50), v(e2e.P95), v(s.RequestThroughput), positive(s.LittleThroughputRps), v(s.OutputTokenThroughput), v(s.Goodput),
 		v(s.GoodFraction), v(s.PerUserOutputTokensPerS), s.SteadyState, s.MeetsSLA, string(s.Regime), violations,
-		s.WarmupRequests, s.Cancelled, positive(s.AchievedRateRps)}
+		s.WarmupRequests, s.Unfinished, positive(s.AchievedRateRps)}
 }
 
 // segmentRows maps each segment (in allSegments order) to its first and last row on

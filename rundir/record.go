@@ -29,9 +29,13 @@ const (
 	ErrInBand           = "in_band_error"
 	ErrContextLength    = "context_length_exceeded"
 	ErrStreamTruncated  = "stream_truncated"
-	ErrCancelled        = "cancelled"
-	ErrDecode           = "decode"
-	ErrEmptyResponse    = "empty_response"
+	ErrCancelled        = "cancelled" // interrupted by the user (Ctrl-C) or a failed run
+	// ErrUnfinished: still in flight when its step ended (the end of the grace period,
+	// or the step's wall-time bound): a censored observation, its wait so far in
+	// WaitedMs (a lower bound of its TTFT when no token came, and of its E2E).
+	ErrUnfinished    = "unfinished"
+	ErrDecode        = "decode"
+	ErrEmptyResponse = "empty_response"
 )
 
 // Token count sources.
@@ -72,6 +76,10 @@ type Record struct {
 	E2EMs *float64 `json:"e2e_ms"`
 	// ScheduleLagMs: sent − scheduled (open loop, users), the client's own lateness.
 	ScheduleLagMs *float64 `json:"schedule_lag_ms,omitempty"`
+	// WaitedMs: an unfinished request's wait, from sent (or, unsent, from the start of
+	// the attempt) to the step's cut: a lower bound of its E2E (and of its TTFT when
+	// FirstTokenNs is 0). Nil for the other records.
+	WaitedMs *float64 `json:"waited_ms,omitempty"`
 	// ICLMs: gaps between consecutive content-bearing events (only with --save-icl).
 	ICLMs []float64 `json:"icl_ms,omitempty"`
 
