@@ -74,6 +74,9 @@ type Target struct {
 	FirstByteTimeout time.Duration `mapstructure:"first_byte_timeout" json:"first_byte_timeout_ns" yaml:"first_byte_timeout"`
 	IdleTimeout      time.Duration `mapstructure:"idle_timeout" json:"idle_timeout_ns" yaml:"idle_timeout"`
 	RequestTimeout   time.Duration `mapstructure:"request_timeout" json:"request_timeout_ns" yaml:"request_timeout"`
+	// MaxResponseBytes bounds one response body in bytes (0: the client's default, 64
+	// MiB); a longer one is recorded as error class response_too_large.
+	MaxResponseBytes int64 `mapstructure:"max_response_bytes" json:"max_response_bytes,omitempty" yaml:"max_response_bytes,omitempty"`
 	// Launch optionally starts the server before the sweep.
 	Launch *Launch `mapstructure:"launch" json:"launch,omitempty" yaml:"launch,omitempty"`
 	// Simulator configures the embedded engine when URL is "simulator".

@@ -99,6 +99,9 @@ func (p *Plan) checkTarget(ps *problems) {
 	nonNegDur(ps, "target.first_byte_timeout", t.FirstByteTimeout)
 	nonNegDur(ps, "target.idle_timeout", t.IdleTimeout)
 	nonNegDur(ps, "target.request_timeout", t.RequestTimeout)
+	if t.MaxResponseBytes < 0 {
+		ps.add("target.max_response_bytes", t.MaxResponseBytes, "must be >= 0 (0: the default, 64 MiB)")
+	}
 	if l := t.Launch; l != nil {
 		if t.IsSimulator() {
 			ps.add("target.launch", raw("a launch command"), "needs target.url to be the launched server's URL (not %q)", TargetSimulator)

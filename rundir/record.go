@@ -36,6 +36,9 @@ const (
 	ErrUnfinished    = "unfinished"
 	ErrDecode        = "decode"
 	ErrEmptyResponse = "empty_response"
+	// ErrResponseTooLarge: the response body passed the client's maximum response size
+	// (target.max_response_bytes); the client stopped reading and closed the connection.
+	ErrResponseTooLarge = "response_too_large"
 )
 
 // Token count sources.
@@ -91,6 +94,10 @@ type Record struct {
 	TokensSource         string `json:"tokens_source"` // usage | counted
 	Chunks               int    `json:"chunks"`        // content-bearing events
 	FinishReason         string `json:"finish_reason"`
+	// OutputHash is the FNV-1a 64-bit hash of the answer's whole content text as
+	// received (16 lower-case hex digits; absent when no content arrived), the same
+	// however the text was split into chunks: equal hashes mean equal outputs (drift).
+	OutputHash string `json:"output_hash,omitempty"`
 
 	Status     string `json:"status"` // ok | error
 	ErrorClass string `json:"error_class,omitempty"`

@@ -25,6 +25,7 @@ var resumeMayChange = map[string]bool{
 	"target.first_byte_timeout_ns": true,
 	"target.idle_timeout_ns":       true,
 	"target.request_timeout_ns":    true,
+	"target.max_response_bytes":    true,
 }
 
 // ResumeConflicts lists the fields (JSON paths such as "target.simulator.max_num_seqs",

@@ -34,6 +34,11 @@ type Request struct {
 	MaxTokens int
 	// Seed is sent as the request's seed when non-zero.
 	Seed int64
+	// KeepAnswer makes Do keep and return the answer's whole content text (bounded by
+	// the response limit), as the next turn of a multi-turn session needs; otherwise Do
+	// keeps only its first AnswerPrefixBytes bytes. The record's OutputHash covers the
+	// whole text either way.
+	KeepAnswer bool
 }
 
 // ClientConfig configures the streaming client.
@@ -65,12 +70,27 @@ type ClientConfig struct {
 	SaveICL bool
 	// MaxConns bounds connections per host (0 = unlimited).
 	MaxConns int
+	// MaxResponseBytes bounds one response body in bytes, after the chunked framing is
+	// removed (0: DefaultMaxResponseBytes). A longer body, or one SSE event longer than
+	// it, ends the request with error class response_too_large and closes the
+	// connection.
+	MaxResponseBytes int64
 }
+
+// DefaultMaxResponseBytes is the response-size limit when ClientConfig.MaxResponseBytes
+// is 0: 64 MiB, far above any real answer (a 128k-token answer streams about 30 MiB of
+// SSE).
+const DefaultMaxResponseBytes = 64 << 20
+
+// AnswerPrefixBytes is how much of an answer's content text Do keeps and returns for a
+// request without KeepAnswer (bytes).
+const AnswerPrefixBytes = 4 << 10
 
 // Client is the timing-critical OpenAI-compatible streaming client. It is safe for
 // concurrent use. All requests share one HTTP/1.1 keep-alive transport.
 type Client struct {
 	cfg    ClientConfig
+	limit  int64 // the response-size limit (bytes)
 	url    string
 	auth   string
 	static map[string]any
@@ -110,7 +130,10 @@ const streamBufSize = 4096
 // NewClient returns a client for cfg. Configuration problems (a malformed BaseURL)
 // surface as failed records from Do.
 func NewClient(cfg ClientConfig) *Client {
-	c := &Client{cfg: cfg}
+	c := &Client{cfg: cfg, limit: cfg.MaxResponseBytes}
+	if c.limit <= 0 {
+		c.limit = DefaultMaxResponseBytes
+	}
 	path := "/chat/completions"
 	if cfg.API == "completions" {
 		path = "/completions"
@@ -141,7 +164,7 @@ func NewClient(cfg ClientConfig) *Client {
 			if err != nil {
 				return nil, &dialError{err: err}
 			}
-			return conn, nil
+			return &doubtConn{Conn: conn}, nil
 		},
 		MaxIdleConnsPerHost: idle,
 		MaxConnsPerHost:     cfg.MaxConns,
@@ -270,8 +293,9 @@ func (c *Client) staticLen() int {
 // OutputTokens, ReasoningTokens, TokensSource, Chunks, FinishReason, Status,
 // ErrorClass, HTTPStatus, Error, and ScheduleLagMs when rec.ScheduledNs is set and it is
 // nil). It never panics on server misbehaviour: failures become rec.Status == "error"
-// with an ErrorClass. The returned string is the answer's content text (for multi-turn
-// history). SentNs is when the request was written to the connection (on the raw
+// with an ErrorClass. The returned string is the answer's content text: whole (up to
+// the response limit) when req.KeepAnswer is set (multi-turn history), otherwise its
+// first AnswerPrefixBytes bytes; rec.OutputHash hashes the whole text. SentNs is when the request was written to the connection (on the raw
 // HTTP/1.1 path of http:// targets, as its single write starts; through net/http, when
 // the transport reports it written; before that, when it never was); TTFT and the
 // other latencies count from it. Records of
@@ -286,7 +310,7 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *rundir.Record) strin
 	resetRecord(rec)
 	s := c.pool.Get().(*stream)
 	defer c.put(s)
-	s.reset(rec)
+	s.reset(rec, req.KeepAnswer)
 	body, err := c.body(req)
 	if err != nil {
 		s.sent = time.Now()
@@ -310,11 +334,12 @@ func (c *Client) put(s *stream) {
 		s.req = nil
 	}
 	if cap(s.parser.line) > keep || cap(s.parser.data) > keep || cap(s.answer) > 4*keep ||
-		cap(s.dec.c.content) > keep {
+		cap(s.dec.c.content) > keep || cap(s.compact) > keep {
 		s.parser = SSEParser{}
-		s.parser.SetMaxLine(maxEventBytes)
-		s.dec = chunkDecoder{}
-		s.answer = nil
+		s.parser.SetMaxLine(eventLimit(c.limit))
+		s.parser.setLargeEvents(true)
+		s.dec = chunkDecoder{onBig: s.onBigContent}
+		s.answer, s.compact, s.bigs = nil, nil, nil
 	}
 	s.rec, s.wrote = nil, nil
 	c.pool.Put(s)
@@ -346,8 +371,12 @@ func (c *Client) run(parent context.Context, s *stream, body []byte) {
 	// request was written (the transport writes it on another goroutine).
 	wrote := new(atomic.Int64)
 	s.wrote = wrote
+	var conn atomic.Pointer[doubtConn] // the connection of the latest attempt
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn:      func(httptrace.GotConnInfo) { wd.armFirstByte() },
+		GotConn: func(info httptrace.GotConnInfo) {
+			conn.Store(asDoubtConn(info.Conn))
+			wd.armFirstByte()
+		},
 		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(monoNs(time.Now())) },
 	})
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
@@ -371,11 +400,25 @@ func (c *Client) run(parent context.Context, s *stream, body []byte) {
 	}
 	wd.armIdle(time.Now())
 	s.rec.HTTPStatus = resp.StatusCode
+	ok2xx := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	dc := conn.Load()
+	if dc != nil && resp.ContentLength >= 0 {
+		// A declared length may be wrong: until the response proves clean, the
+		// transport must not hand this connection to another request.
+		dc.doubted.Store(true)
+	}
 	src := &readerSource{r: resp.Body, buf: s.buf}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+	if !ok2xx {
 		c.readHTTPError(parent, ctx, s, resp.StatusCode, src, wd)
 	} else {
 		c.readStream(parent, ctx, s, resp.Header.Get("Content-Type"), src, wd)
+	}
+	if dc != nil && dc.doubted.Load() {
+		if ok2xx && src.eof && s.cleanEnd() {
+			dc.doubted.Store(false)
+		} else {
+			defer func() { _ = dc.Conn.Close() }()
+		}
 	}
 	if s.done && !src.eof && ctx.Err() == nil {
 		// The record is final at [DONE]; the rest of the body is read in the

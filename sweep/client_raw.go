@@ -593,6 +593,12 @@ func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPo
 			return
 		}
 	}
-	reuse = src.eof && !head.close && rc.r == rc.w
+	reuse = src.eof && !head.close && rc.r == rc.w && (head.chunked || rawClean(s, head))
 	src.rc = nil
+}
+
+// rawClean reports whether a response framed by its Content-Length left no doubt: a 2xx
+// stream that ended cleanly (a declared length may be wrong; client_doubt.go).
+func rawClean(s *stream, h rawHead) bool {
+	return h.status >= 200 && h.status <= 299 && s.cleanEnd()
 }

@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"mime"
 	"sync/atomic"
@@ -41,12 +42,24 @@ type stream struct {
 	parser SSEParser
 	dec    chunkDecoder
 	buf    []byte
-	answer []byte
+	answer []byte // the content text kept: at most keep bytes
+	keep   int    // how much content text to keep (AnswerPrefixBytes, or the limit)
+	hash   uint64 // FNV-1a 64 of all content text so far
+	sized  int64  // content bytes so far
+	body   int64  // response body bytes read so far
+	head   [64]byte
+	headN  int // the first body bytes (for a "not an event stream" message)
 	icl    []float64
-	emit   func(SSEEvent) error
-	wrote  *atomic.Int64 // monoNs when the request was written (0: not yet/never)
-	req    []byte        // the raw path's request bytes (scratch)
-	raw    rawBody       // the raw path's response body
+	// A large event (sse_big.go): its compact text, big strings and rope, and the
+	// scratch that decodes big content.
+	compact []byte
+	bigs    []bigString
+	rope    *sseRope
+	unesc   bigUnescaper
+	emit    func(SSEEvent) error
+	wrote   *atomic.Int64 // monoNs when the request was written (0: not yet/never)
+	req     []byte        // the raw path's request bytes (scratch)
+	raw     rawBody       // the raw path's response body
 
 	now, sent, first, firstOut, last time.Time
 	haveFirst, haveOut, haveLast     bool
@@ -63,20 +76,84 @@ type stream struct {
 func newStream(c *Client) *stream {
 	s := &stream{c: c, buf: make([]byte, streamBufSize)}
 	s.emit = s.onEvent
-	s.parser.SetMaxLine(maxEventBytes)
+	s.parser.SetMaxLine(eventLimit(c.limit))
+	s.parser.setLargeEvents(true)
+	s.dec.onBig = s.onBigContent
 	return s
 }
 
-// maxEventBytes bounds one SSE line/event (a guard against a server that never ends a
-// line); real chunks are a few hundred bytes.
-const maxEventBytes = 16 << 20
+// eventLimit is the SSE parser's bound on one line or event for a response limit: the
+// limit itself (an event cannot be longer than its body), within int.
+func eventLimit(limit int64) int {
+	return int(min(limit, int64(maxInt)))
+}
 
-func (s *stream) reset(rec *rundir.Record) {
+const maxInt = int(^uint(0) >> 1)
+
+// maxICLGaps bounds Record.ICLMs (8 bytes per content event; a stream that long passes
+// the response limit first unless the limit was raised).
+const maxICLGaps = 1 << 20
+
+// FNV-1a 64-bit parameters (the output hash).
+const (
+	fnvOffset64 uint64 = 14695981039346656037
+	fnvPrime64  uint64 = 1099511628211
+)
+
+// fnv1a folds b into the FNV-1a 64-bit hash h.
+func fnv1a(h uint64, b []byte) uint64 {
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= fnvPrime64
+	}
+	return h
+}
+
+// reset readies s for a request; keepAll keeps the whole answer text (bounded by the
+// response limit) instead of its first AnswerPrefixBytes bytes.
+func (s *stream) reset(rec *rundir.Record, keepAll bool) {
 	*s = stream{
 		c: s.c, rec: rec, parser: s.parser, dec: s.dec, buf: s.buf, emit: s.emit, req: s.req,
-		answer: s.answer[:0], icl: s.icl[:0], finish: s.finish[:0],
+		compact: s.compact[:0], bigs: s.bigs[:0], unesc: s.unesc,
+		answer: s.answer[:0], icl: s.icl[:0], finish: s.finish[:0], keep: AnswerPrefixBytes,
+		hash: fnvOffset64,
+	}
+	if keepAll {
+		s.keep = eventLimit(s.c.limit)
 	}
 	s.parser.Reset()
+}
+
+// addContent takes a piece of the answer's content text: hashed whole, kept up to
+// s.keep bytes.
+func (s *stream) addContent(b []byte) {
+	s.hash = fnv1a(s.hash, b)
+	s.sized += int64(len(b))
+	if room := s.keep - len(s.answer); room > 0 {
+		s.answer = append(s.answer, b[:min(room, len(b))]...)
+	}
+}
+
+// onBigContent takes a big content string of a large event, after prior, the content
+// gathered before it in the same chunk.
+func (s *stream) onBigContent(prior []byte, b *bigString) error {
+	s.addContent(prior)
+	return s.unesc.stream(s.rope, *b, s.addContent)
+}
+
+// countBody adds n body bytes read, failing the request (response_too_large) when the
+// body passes the limit; it reports whether reading may go on.
+func (s *stream) countBody(b []byte) bool {
+	if s.headN < len(s.head) {
+		s.headN += copy(s.head[s.headN:], b)
+	}
+	s.body += int64(len(b))
+	if s.body <= s.c.limit {
+		return true
+	}
+	s.setError(rundir.ErrResponseTooLarge, fmt.Sprintf(
+		"response body passed the %d-byte limit (target.max_response_bytes)", s.c.limit))
+	return false
 }
 
 // setError records the first failure of the request.
@@ -89,6 +166,14 @@ func (s *stream) setError(class, msg string) {
 // onEvent applies one SSE event read at s.now.
 func (s *stream) onEvent(ev SSEEvent) error {
 	s.eventsSeen++
+	if ev.big != nil {
+		// A large event: decoded from a compact copy, its long strings left in the
+		// rope (about its size plus a constant, however large).
+		s.compact, s.bigs = compactRope(ev.big, s.compact[:0], s.bigs[:0])
+		s.rope, s.dec.bigs = ev.big, s.bigs
+		ev.Data = s.compact
+		defer func() { s.rope, s.dec.bigs = nil, nil }()
+	}
 	data := bytes.TrimSpace(ev.Data)
 	if string(ev.Type) == "error" {
 		msg := string(data)
@@ -116,7 +201,7 @@ func (s *stream) apply(c *chunk) {
 	if c.hasError {
 		s.setError(classifyInBand(c.errRaw), s.c.redact(string(c.errText)))
 	}
-	content, reasoning := len(c.content) > 0, c.reasoning > 0
+	content, reasoning := len(c.content) > 0 || c.bigContent, c.reasoning > 0
 	if content || reasoning {
 		if !s.haveFirst {
 			s.first, s.haveFirst = s.now, true
@@ -124,7 +209,7 @@ func (s *stream) apply(c *chunk) {
 		if content && !s.haveOut {
 			s.firstOut, s.haveOut = s.now, true
 		}
-		if s.haveLast && s.c.cfg.SaveICL {
+		if s.haveLast && s.c.cfg.SaveICL && len(s.icl) < maxICLGaps {
 			s.icl = append(s.icl, float64(s.now.Sub(s.last))/1e6)
 		}
 		s.last, s.haveLast = s.now, true
@@ -132,7 +217,7 @@ func (s *stream) apply(c *chunk) {
 		if !content {
 			s.reasoningEvents++
 		}
-		s.answer = append(s.answer, c.content...)
+		s.addContent(c.content)
 	}
 	if len(c.finishReason) > 0 {
 		s.finish = append(s.finish[:0], c.finishReason...)
@@ -191,6 +276,9 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, contentType 
 		if len(b) > 0 {
 			s.now = time.Now()
 			wd.touch(s.now)
+			if !s.countBody(b) {
+				return
+			}
 			if perr := s.parser.Feed(b, s.emit); perr != nil {
 				s.setError(rundir.ErrDecode, "parse event stream: "+perr.Error())
 				return
@@ -216,10 +304,13 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, contentType 
 
 // readJSONBody handles a non-streamed JSON answer as a single event.
 func (c *Client) readJSONBody(parent, ctx context.Context, s *stream, body bodySource, wd *watchdog) {
-	b, err := readLimited(body, maxEventBytes, wd)
+	b, err := readLimited(body, eventLimit(c.limit)+1, wd)
 	if err != nil {
 		class, msg := c.classifyTransport(parent, ctx, err, true)
 		s.setError(class, msg)
+		return
+	}
+	if !s.countBody(b) {
 		return
 	}
 	s.now = time.Now()
@@ -284,8 +375,17 @@ func (s *stream) finalize() {
 	}
 	rec.Chunks = s.events
 	rec.FinishReason = string(s.finish)
+	if s.sized > 0 {
+		rec.OutputHash = fmt.Sprintf("%016x", s.hash)
+	}
 	if s.errClass == "" && !s.done && len(s.finish) == 0 && !s.usageSeen {
-		s.setError(rundir.ErrStreamTruncated, "stream ended without finish_reason, usage or [DONE]")
+		if s.eventsSeen == 0 && s.parser.UnknownLines() > 0 {
+			// Bytes came, but not one SSE line among them: not an event stream.
+			s.setError(rundir.ErrDecode, s.c.redact(fmt.Sprintf(
+				"response is not an event stream (no event; starts %q)", s.head[:s.headN])))
+		} else {
+			s.setError(rundir.ErrStreamTruncated, "stream ended without finish_reason, usage or [DONE]")
+		}
 	}
 	if s.errClass == "" && s.events == 0 && s.compl == 0 {
 		// No content or reasoning event and no usage completion_tokens > 0: the server
@@ -322,7 +422,7 @@ func resetRecord(rec *rundir.Record) {
 	rec.SentNs, rec.FirstTokenNs, rec.EndNs = 0, 0, 0
 	rec.TTFTMs, rec.TTFOMs, rec.ITLMs, rec.E2EMs, rec.ICLMs = nil, nil, nil, nil, nil
 	rec.PromptTokens, rec.OutputTokens, rec.ReasoningTokens, rec.Chunks = 0, 0, 0, 0
-	rec.TokensSource, rec.FinishReason = "", ""
+	rec.TokensSource, rec.FinishReason, rec.OutputHash = "", "", ""
 	rec.Status, rec.ErrorClass, rec.HTTPStatus, rec.Error = "", "", 0, ""
 }
 

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"runtime"
 	"strings"
@@ -269,8 +270,11 @@ func TestClientHugeEvent(t *testing.T) {
 	defer srv.Close()
 	c := NewClient(ClientConfig{BaseURL: srv.URL})
 	var rec rundir.Record
-	if answer := c.Do(context.Background(), &Request{}, &rec); answer != big || !rec.OK() || rec.Chunks != 1 {
+	if answer := c.Do(context.Background(), &Request{KeepAnswer: true}, &rec); answer != big || !rec.OK() || rec.Chunks != 1 {
 		t.Fatalf("huge event: %d bytes, record %+v", len(answer), rec)
+	}
+	if want := fmt.Sprintf("%016x", fnv1a(fnvOffset64, []byte(big))); rec.OutputHash != want {
+		t.Errorf("output hash %s, want %s", rec.OutputHash, want)
 	}
 	rec = rundir.Record{}
 	if answer := c.Do(context.Background(), &Request{}, &rec); answer != "ttt" || !rec.OK() || rec.OutputTokens != 3 {

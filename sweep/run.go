@@ -240,7 +240,8 @@ func (rn *runner) drive(ctx context.Context, done map[int]rundir.StepSummary) er
 		Model: rn.plan.Target.Model, APIKey: rn.plan.Target.APIKey, Temperature: rn.plan.Target.Temperature,
 		ExtraBody: rn.plan.Target.ExtraBody, ConnectTimeout: rn.plan.Target.ConnectTimeout,
 		FirstByteTimeout: rn.plan.Target.FirstByteTimeout, IdleTimeout: rn.plan.Target.IdleTimeout,
-		RequestTimeout: rn.plan.Target.RequestTimeout, SaveICL: rn.opts.SaveICL})
+		RequestTimeout: rn.plan.Target.RequestTimeout, SaveICL: rn.opts.SaveICL,
+		MaxResponseBytes: rn.plan.Target.MaxResponseBytes})
 	rn.scrape = startScraper(rn.metricsURLs(), rn.plan.Target.MetricsInterval, rn.out, rn.log)
 	defer rn.scrape.stop()
 	if rn.plan.Ladder.Search != nil {

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,6 +24,58 @@ import (
 
 // defaultMetricsInterval is the scrape interval when Target.MetricsInterval is unset.
 const defaultMetricsInterval = time.Second
+
+// Limits on one scrape: its body in bytes and its sample lines (lines that are neither
+// empty nor a "#" comment). A scrape past either is dropped (no sample is written) and
+// counts as a failed scrape, warned about once (docs/metrics.md "Server metrics").
+const (
+	maxScrapeBytes   = 16 << 20
+	maxScrapeSamples = 100_000
+)
+
+// errScrapeLimit marks a scrape dropped for passing a limit.
+var errScrapeLimit = errors.New("scrape limit")
+
+// scrapeLimiter passes a scrape body through, failing with errScrapeLimit once it
+// passes maxBytes bytes or maxSamples sample lines, so that a hostile endpoint costs the
+// parser at most that much.
+type scrapeLimiter struct {
+	r                    io.Reader
+	bytes, maxBytes      int64
+	samples, maxSamples  int
+	midLine, commentLine bool
+	err                  error
+}
+
+func (l *scrapeLimiter) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	if room := l.maxBytes - l.bytes + 1; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := l.r.Read(p)
+	l.bytes += int64(n)
+	for _, c := range p[:n] {
+		if !l.midLine && c != '\n' {
+			l.commentLine = c == '#'
+			if !l.commentLine {
+				l.samples++
+			}
+		}
+		l.midLine = c != '\n'
+	}
+	switch {
+	case l.bytes > l.maxBytes:
+		l.err = fmt.Errorf("%w: body passed %d bytes", errScrapeLimit, l.maxBytes)
+	case l.samples > l.maxSamples:
+		l.err = fmt.Errorf("%w: more than %d samples", errScrapeLimit, l.maxSamples)
+	}
+	if l.err != nil {
+		return 0, l.err
+	}
+	return n, err
+}
 
 // scraper polls Prometheus endpoints at an interval and appends each scrape to
 // server-metrics.jsonl, tagged with the step running at scrape time (-1 between steps).
@@ -77,6 +130,8 @@ func (s *scraper) loop(ctx context.Context) {
 		for _, u := range s.urls {
 			err := s.scrapeOnce(u)
 			if err != nil && !failed[u] {
+				// Once per URL until it recovers: a scrape over its limits fails every
+				// time (errScrapeLimit).
 				s.log.Warn("metrics scrape failed", "url", u, "err", err)
 			}
 			failed[u] = err != nil
@@ -106,7 +161,7 @@ func (s *scraper) scrapeOnce(url string) error {
 		io.Copy(io.Discard, resp.Body)
 		return fmt.Errorf("scrape %s: HTTP %d", url, resp.StatusCode)
 	}
-	vals, err := parseMetrics(resp.Body)
+	vals, err := parseMetrics(&scrapeLimiter{r: resp.Body, maxBytes: maxScrapeBytes, maxSamples: maxScrapeSamples})
 	if err != nil {
 		return fmt.Errorf("scrape %s: %w", url, err)
 	}

@@ -9,6 +9,8 @@ type SSEEvent struct {
 	Type []byte
 	// Data is the event's "data:" field values joined with "\n".
 	Data []byte
+	// big holds the data instead of Data for a large event (setLargeEvents).
+	big *sseRope
 }
 
 // SSEParser is an incremental text/event-stream parser following the WHATWG
@@ -28,6 +30,11 @@ type SSEParser struct {
 	skipLF  bool   // the previous line ended with CR: a leading LF belongs to it
 	bomSeen int    // bytes of a leading BOM matched so far (3 = done checking)
 	maxLine int    // 0 = unlimited; otherwise longer lines are an error
+	unknown int    // lines that are no SSE field (data, event, id, retry) nor a comment
+	// Large events (sse_big.go): large turns them on; the current event's data is in
+	// rope (inRope); ropeLine: a long line is being read into it, or skipped (skipLine).
+	large, inRope, ropeLine, skipLine bool
+	rope                              sseRope
 }
 
 // ErrSSELineTooLong is returned by Feed when a line exceeds the limit set with
@@ -42,10 +49,15 @@ func (e errSSE) Error() string { return string(e) }
 // unlimited, the default). A longer line makes Feed return ErrSSELineTooLong.
 func (p *SSEParser) SetMaxLine(n int) { p.maxLine = n }
 
+// UnknownLines is how many lines of the stream so far were neither a comment nor one of
+// the fields data, event, id and retry (an unterminated last line included once Finish
+// ran): a body with such lines and no event is not an event stream.
+func (p *SSEParser) UnknownLines() int { return p.unknown }
+
 // Reset clears all state so the parser can read a new stream, keeping its buffers.
 func (p *SSEParser) Reset() {
-	limit := p.maxLine
-	*p = SSEParser{line: p.line[:0], data: p.data[:0], typ: p.typ[:0], maxLine: limit}
+	limit, large := p.maxLine, p.large
+	*p = SSEParser{line: p.line[:0], data: p.data[:0], typ: p.typ[:0], maxLine: limit, large: large}
 }
 
 var bom = [3]byte{0xEF, 0xBB, 0xBF}
@@ -64,11 +76,17 @@ func (p *SSEParser) Feed(b []byte, emit func(SSEEvent) error) error {
 		}
 		i := indexEOL(b)
 		if i < 0 {
-			if p.maxLine > 0 && len(p.line)+len(b) > p.maxLine {
+			return p.partialLine(b)
+		}
+		if p.ropeLine {
+			ok := p.ropeAdd(b[:i])
+			p.ropeLine, p.skipLine = false, false
+			p.skipLF = b[i] == '\r'
+			b = b[i+1:]
+			if !ok {
 				return ErrSSELineTooLong
 			}
-			p.line = append(p.line, b...)
-			return nil
+			continue
 		}
 		line := b[:i]
 		if len(p.line) > 0 {
@@ -88,12 +106,43 @@ func (p *SSEParser) Feed(b []byte, emit func(SSEEvent) error) error {
 	return nil
 }
 
+// partialLine keeps b, the start of a line not yet terminated.
+func (p *SSEParser) partialLine(b []byte) error {
+	if p.ropeLine {
+		if !p.ropeAdd(b) {
+			return ErrSSELineTooLong
+		}
+		return nil
+	}
+	if p.maxLine > 0 && len(p.line)+len(b) > p.maxLine {
+		return ErrSSELineTooLong
+	}
+	if p.large && len(p.line)+len(b) > largeEventBytes {
+		m := max(largeEventBytes-len(p.line), 0)
+		p.line = append(p.line, b[:m]...)
+		if !p.toRope(b[m:]) {
+			return ErrSSELineTooLong
+		}
+		return nil
+	}
+	p.line = append(p.line, b...)
+	return nil
+}
+
 // Finish ends the stream. Unlike the strict specification, which discards an event not
 // followed by a blank line, it dispatches an event whose data lines were all complete
 // (terminated) when the stream ended; an unterminated last line is discarded, so a
 // stream cut inside a line never yields a partial event.
 func (p *SSEParser) Finish(emit func(SSEEvent) error) error {
+	if len(p.line) > 0 && !knownFieldPrefix(p.line) {
+		p.unknown++
+	}
 	p.line = p.line[:0]
+	if p.ropeLine { // a large event cut inside a line is discarded whole
+		p.rope, p.inRope, p.ropeLine, p.skipLine, p.hasData = sseRope{}, false, false, false, false
+		p.data = p.data[:0]
+		return nil
+	}
 	if !p.hasData {
 		return nil
 	}
@@ -155,6 +204,12 @@ func (p *SSEParser) processLine(line []byte, emit func(SSEEvent) error) error {
 	}
 	switch string(field) {
 	case "data":
+		if p.inRope {
+			if !p.ropeAdd([]byte{'\n'}) || !p.ropeAdd(value) {
+				return ErrSSELineTooLong
+			}
+			break
+		}
 		if p.maxLine > 0 && len(p.data)+len(value)+1 > p.maxLine {
 			return ErrSSELineTooLong
 		}
@@ -165,15 +220,40 @@ func (p *SSEParser) processLine(line []byte, emit func(SSEEvent) error) error {
 		p.hasData = true
 	case "event":
 		p.typ = append(p.typ[:0], value...)
+	case "id", "retry":
+	default:
+		p.unknown++
 	}
 	// "id", "retry" and unknown fields are tolerated and ignored.
 	return nil
 }
 
 func (p *SSEParser) dispatch(emit func(SSEEvent) error) error {
-	err := emit(SSEEvent{Type: p.typ, Data: p.data})
+	ev := SSEEvent{Type: p.typ, Data: p.data}
+	if p.inRope {
+		ev = SSEEvent{Type: p.typ, big: &p.rope}
+	}
+	err := emit(ev)
+	if p.inRope {
+		p.rope, p.inRope = sseRope{}, false
+	}
 	p.data = p.data[:0]
 	p.typ = p.typ[:0]
 	p.hasData = false
 	return err
+}
+
+// knownFieldPrefix reports whether an unterminated line may be the start of an SSE line:
+// a comment, a known field, or a prefix of a known field's name.
+func knownFieldPrefix(line []byte) bool {
+	if line[0] == ':' {
+		return true
+	}
+	field, _, colon := bytes.Cut(line, []byte{':'})
+	for _, f := range []string{"data", "event", "id", "retry"} {
+		if string(field) == f || (!colon && len(field) < len(f) && f[:len(field)] == string(field)) {
+			return true
+		}
+	}
+	return false
 }

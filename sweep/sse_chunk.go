@@ -19,6 +19,7 @@ type chunk struct {
 	errRaw       []byte // the error value's raw JSON (for classification)
 	message      []byte // a top-level "message" (vLLM's {"object":"error",...} form)
 	objectError  bool
+	bigContent   bool // content came as big strings too (handed to chunkDecoder.onBig)
 }
 
 // maxDepth bounds nesting of skipped JSON values.
@@ -32,6 +33,13 @@ type chunkDecoder struct {
 	i   int
 	key []byte // scratch for keys with escapes
 	c   chunk
+	// A large event's compact text (compactRope) comes with bigs, the strings left in
+	// the rope, in order; rawString notes the one it just read (lastBig). Big content
+	// goes to onBig with the content gathered before it; other big strings read as "".
+	bigs    []bigString
+	bigNext int
+	lastBig *bigString
+	onBig   func(prior []byte, b *bigString) error
 }
 
 // decode parses one event's data into d.c.
@@ -42,6 +50,7 @@ func (d *chunkDecoder) decode(b []byte) error {
 	c.errText, c.errRaw, c.message = c.errText[:0], c.errRaw[:0], c.message[:0]
 	c.reasoning, c.hasUsage, c.promptTok, c.complTok = 0, false, 0, 0
 	c.reasonTok, c.hasReasonTok, c.hasError, c.objectError = 0, false, false, false
+	c.bigContent, d.bigNext, d.lastBig = false, 0, nil
 	if err := d.top(); err != nil {
 		return err
 	}
@@ -126,7 +135,7 @@ func (d *chunkDecoder) choice() error {
 		case "delta", "message":
 			err = d.delta()
 		case "text":
-			d.c.content, err = d.optString(d.c.content)
+			err = d.content()
 		case "finish_reason":
 			// A null (or empty) finish_reason leaves an earlier choice's one in place.
 			d.key, err = d.optString(d.key[:0])
@@ -156,10 +165,14 @@ func (d *chunkDecoder) delta() error {
 		}
 		switch string(key) {
 		case "content":
-			d.c.content, err = d.optString(d.c.content)
+			err = d.content()
 		case "reasoning_content", "reasoning":
 			var n int
+			d.lastBig = nil
 			n, err = d.stringLen()
+			if d.lastBig != nil {
+				n = d.lastBig.to - d.lastBig.from
+			}
 			d.c.reasoning += n
 		default:
 			err = d.skip()
@@ -264,4 +277,19 @@ func (d *chunkDecoder) errorValue() error {
 		c.errText = append(c.errText, c.errRaw...)
 	}
 	return nil
+}
+
+// content reads a content string into d.c.content; a big one (a large event's) goes to
+// d.onBig with the content gathered so far, which it takes.
+func (d *chunkDecoder) content() error {
+	d.lastBig = nil
+	var err error
+	d.c.content, err = d.optString(d.c.content)
+	if err != nil || d.lastBig == nil || d.onBig == nil {
+		return err
+	}
+	d.c.bigContent = true
+	err = d.onBig(d.c.content, d.lastBig)
+	d.c.content = d.c.content[:0]
+	return err
 }

@@ -106,6 +106,10 @@ func (d *chunkDecoder) elem(first bool) (ok bool, err error) {
 // rawString consumes a string at d.i, returning its bytes between the quotes and
 // whether it contains escapes.
 func (d *chunkDecoder) rawString() (raw []byte, esc bool, err error) {
+	if d.bigNext < len(d.bigs) && d.bigs[d.bigNext].at == d.i {
+		d.lastBig = &d.bigs[d.bigNext]
+		d.bigNext++
+	}
 	start := d.i + 1
 	for j := start; j < len(d.b); j++ {
 		switch d.b[j] {

@@ -241,6 +241,7 @@ func (w *workload) build(s *session) *job {
 	s.history = append(s.history, msg)
 	s.words += words
 	s.turn++
+	j.req.KeepAnswer = s.turn < s.seg.turns // the next turn's history needs the answer
 	return j
 }
 

@@ -1,7 +1,10 @@
 // Package ssetest is a scripted server-sent-events server on 127.0.0.1 for tests: it
 // replays byte-exact response bodies, written step by step with timed delays and a
 // flush after each step, and records its own send timestamps so a client's
-// measurements can be checked against what was actually sent.
+// measurements can be checked against what was actually sent. FIFO (fifo.go) is a
+// queueing server of known capacity; FaultServer (faults.go) answers over a raw TCP
+// listener with scripted faults (resets, 429/503, hangs, garbage, framing lies,
+// HTTP/1.0, outages, endless streams) and counts what it answered.
 package ssetest
 
 import (
@@ -47,6 +50,11 @@ type Script struct {
 	Steps []Step
 	// End says how the response ends.
 	End End
+	// Forever, when non-empty, is written and flushed over and over after Steps, every
+	// ForeverGap, until the client goes away: a stream that never ends (End is then
+	// not reached).
+	Forever    []byte
+	ForeverGap time.Duration
 }
 
 // Sent is the server's own record of one response. Times are taken with time.Now
@@ -205,6 +213,17 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		rec.Steps = append(rec.Steps, time.Now())
 	}
 	markWritten()
+	for len(sc.Forever) > 0 {
+		if sc.ForeverGap > 0 {
+			time.Sleep(sc.ForeverGap)
+		}
+		if _, err := w.Write(sc.Forever); err != nil {
+			return
+		}
+		if rc.Flush() != nil {
+			return
+		}
+	}
 	switch sc.End {
 	case EndAbort:
 		// net/http closes the connection without the terminating chunk; the deferred
