@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"time"
 	"math"
 	"sort"
 
@@ -32,6 +33,9 @@ type stepInput struct {
 	share    float64
 	mixE2EMs float64
 	grp      *group // the step's records, for error samples (nil in tests)
+	// cutBound is the wall-time bound that ended the step (steps.jsonl
+	// cut_by_step_timeout); 0 when the step ended on its own.
+	cutBound time.Duration
 }
 
 // stepAcc accumulates one step's counts and sums over its measured records.
@@ -41,12 +45,21 @@ type stepAcc struct {
 	perUserN                int
 	perUser, ipSum, ioSum   float64
 	judged                  sla.Collector // what the SLA judge sees (censored values included)
+	bounds                  []sla.Bound   // the SLA's bounds, for each request's goodness
+	// unfinishedBad counts the unfinished requests that already broke a latency bound
+	// (sla.NotGood): in the good fraction's denominator, never good.
+	unfinishedBad int
 }
 
 // add counts one measured record into s, acc and sm.
-func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples, cons []plan.Constraint) {
-	acc.judged.Add(judgeRequest(q))
+func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples) {
+	jq := judgeRequest(q)
+	acc.judged.Add(jq)
+	good := sla.RequestGoodness(acc.bounds, jq)
 	if q.unfinished {
+		if good == sla.NotGood {
+			acc.unfinishedBad++
+		}
 		// Still in flight when the step ended: not failed by the server, so outside the
 		// error rate; the SLA judge counts its wait as a censored lower bound.
 		s.Unfinished++
@@ -73,7 +86,7 @@ func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples, co
 	acc.promptSum += int(q.prompt)
 	acc.ipSum += float64(q.intendedPrompt)
 	acc.ioSum += float64(q.intendedOutput)
-	if isGood(q, cons) {
+	if good == sla.Good {
 		acc.good++
 	}
 	if q.output >= 2 {
@@ -94,7 +107,9 @@ func (acc *stepAcc) finish(s *StepStats) {
 	okN := s.Requests - s.Errors
 	if s.Requests > 0 {
 		s.ErrorRate = float64(s.Errors) / float64(s.Requests)
-		s.GoodFraction = float64(acc.good) / float64(s.Requests)
+	}
+	if n := s.Requests + acc.unfinishedBad; n > 0 {
+		s.GoodFraction = float64(acc.good) / float64(n)
 	}
 	if okN > 0 {
 		s.PromptTokensMean = float64(acc.promptSum) / float64(okN)
@@ -119,10 +134,10 @@ func (acc *stepAcc) finish(s *StepStats) {
 
 // computeStep computes the statistics of one step from its records (warm-up excluded;
 // measure and grace included) and returns the per-request samples behind them.
-func computeStep(st *store, in stepInput, cons []plan.Constraint, spec plan.SLA) (StepStats, *stepSamples) {
+func computeStep(st *store, in stepInput, spec plan.SLA) (StepStats, *stepSamples) {
 	s := StepStats{Step: in.step, Segment: in.segment, Schedule: in.schedule,
 		Concurrency: in.concurrency, Rate: in.rate, Users: in.users, ErrorClasses: map[string]int{},
-		MixShare: in.share, mixE2EMs: in.mixE2EMs}
+		MixShare: in.share, mixE2EMs: in.mixE2EMs, CutByStepTimeout: in.cutBound > 0, stepTimeout: in.cutBound}
 	switch in.schedule {
 	case plan.ScheduleConcurrency:
 		s.Load = float64(in.concurrency)
@@ -132,11 +147,11 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, spec plan.SLA)
 		s.Load = in.rate
 	}
 	sm := &stepSamples{}
-	acc := stepAcc{firstSent: math.MaxInt64}
+	acc := stepAcc{firstSent: math.MaxInt64, bounds: sla.Bounds(spec)}
 	var lags []float64
 	for _, i := range in.idx {
 		if q := &st.reqs[i]; q.phase == phaseMeasure || q.phase == phaseGrace {
-			acc.add(st, q, &s, sm, cons)
+			acc.add(st, q, &s, sm)
 			if l := float64(q.lagMs); !math.IsNaN(l) && q.sentNs > 0 {
 				lags = append(lags, l)
 			}
@@ -264,42 +279,6 @@ func (sm *stepSamples) orderBySent() {
 	for k, i := range ix {
 		sm.ttftBySent[k] = sm.ttft[i]
 	}
-}
-
-// metricValue returns a request's value of an SLA metric (NaN when undefined).
-func metricValue(q *request, metric string) float64 {
-	switch metric {
-	case "ttft":
-		return q.ttft
-	case "ttfo":
-		return q.ttfo
-	case "itl":
-		return q.itl
-	case "e2e":
-		return q.e2e
-	}
-	return math.NaN()
-}
-
-// isGood reports whether a successful request meets every constraint (inclusive ≤).
-// A request missing a constrained metric is not good, except ITL for a request with
-// fewer than two output tokens: ITL is undefined there and its constraint does not
-// apply (as in vLLM's goodput and AIPerf). When a metric has several constraints (p50
-// and p95), the request must meet the strictest threshold.
-func isGood(q *request, cons []plan.Constraint) bool {
-	if !q.ok {
-		return false
-	}
-	for _, c := range cons {
-		if c.Metric == "itl" && q.output < 2 {
-			continue // ITL is defined for OSL ≥ 2 only
-		}
-		v := metricValue(q, c.Metric)
-		if math.IsNaN(v) || v > c.ThresholdMs {
-			return false
-		}
-	}
-	return true
 }
 
 // summaryOf returns the step's Summary of an SLA metric.

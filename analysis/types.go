@@ -4,6 +4,8 @@
 package analysis
 
 import (
+	"time"
+
 	"github.com/llmcap/llmcap/capsearch"
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
@@ -14,11 +16,14 @@ import (
 const FileAnalysis = "analysis.json"
 
 // FormatVersion is the version of analysis.json this package writes
-// (Analysis.FormatVersion): 3 gives the capacity a range (bracket or prediction
+// (Analysis.FormatVersion): 4 renames a step's "cancelled" count "unfinished" (requests
+// still in flight when the step ended, now judged as censored values), adds a step's
+// cut_by_step_timeout and the "unfinished" and "step-timeout" warning kinds (the
+// "cancelled" kind is gone); 3 gives the capacity a range (bracket or prediction
 // interval) apart from its resampling noise, and segments their capacity search; 2 had
 // typed warnings (objects with kind, segment, step and message) and a bootstrap band;
 // files without it (0) hold plain-string warnings. Older files should be re-analysed.
-const FormatVersion = 3
+const FormatVersion = 4
 
 // Regime is the bottleneck a step or a segment is in.
 type Regime string
@@ -128,7 +133,10 @@ type StepStats struct {
 	RequestThroughput     float64 `json:"request_throughput"`      // req/s
 	OutputTokenThroughput float64 `json:"output_token_throughput"` // tokens/s
 	TotalTokenThroughput  float64 `json:"total_token_throughput"`  // tokens/s
-	// Goodput: requests meeting every SLA constraint per second; GoodFraction of requests.
+	// Goodput: finished requests meeting every SLA latency bound per second (each request
+	// judged by sla.RequestGoodness); GoodFraction: their share of the finished requests
+	// plus the unfinished ones that already broke a bound (an unfinished request is never
+	// good; one still within every bound is left out, its outcome unknown).
 	Goodput      float64 `json:"goodput"`
 	GoodFraction float64 `json:"good_fraction"`
 	// PerUserOutputTokensPerS is the mean of OSL/E2E per request (tokens/s one user sees).
@@ -170,6 +178,8 @@ type StepStats struct {
 	cancelledNoFirst int
 	// judged is the SLA judge's sample of the step (sla.Collector; stepSample).
 	judged sla.Sample
+	// stepTimeout is the wall-time bound that cut the step (CutByStepTimeout).
+	stepTimeout time.Duration
 	// itlEligible counts the successful measured requests with at least two output
 	// tokens: those for which ITL is defined (OSL ≥ 2).
 	itlEligible int

@@ -16,7 +16,7 @@ var stepsCSVHeader = []string{
 	"e2e_p50_ms", "e2e_p95_ms", "request_throughput_rps", "output_tokens_per_s",
 	"goodput_rps", "good_fraction", "per_user_output_tokens_per_s",
 	"steady_state", "meets_sla", "regime",
-	"warmup_requests", "cancelled", "achieved_rate_rps", "little_throughput_rps",
+	"warmup_requests", "unfinished", "achieved_rate_rps", "little_throughput_rps",
 }
 
 // stepsCSVRow is one step's CSV fields, in stepsCSVHeader order.

@@ -28,7 +28,7 @@ func stepsColumns(st styles, a *analysis.Analysis) []sheetColumn {
 		{"throughput (req/s)", st.rps, 14}, {"steady-state throughput N/R (req/s)", st.rps, 16}, {"output tokens/s", st.tokps, 14}, {"goodput (req/s)", st.rps, 14},
 		{"good fraction", st.pctl, 10}, {"per-user output tokens/s", st.num1, 13}, {"steady state", 0, 10},
 		{"meets SLA", 0, 10}, {"regime", 0, 10}, {"SLA violations", 0, 40},
-		{"warm-up requests", st.int0, 10}, {"cancelled", st.int0, 10}, {"achieved rate (req/s)", st.rps, 14},
+		{"warm-up requests", st.int0, 10}, {"unfinished", st.int0, 10}, {"achieved rate (req/s)", st.rps, 14},
 	}
 }
 

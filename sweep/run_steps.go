@@ -109,7 +109,7 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 }
 
 // logStepDone logs one concise line per finished step (always, at info, so a
-// non-terminal stderr shows progress too): segment, load, requests, errors, cancelled,
+// non-terminal stderr shows progress too): segment, load, requests, errors, unfinished,
 // TTFT p50/p95, elapsed and the remaining estimate, counted as the SLA judge and the
 // analysis count them (stepSample).
 func (rn *runner) logStepDone(st plan.Step, results []stepResult) {
@@ -122,7 +122,7 @@ func (rn *runner) logStepDone(st plan.Step, results []stepResult) {
 	}
 	args := []any{"segment", st.Segment, st.Schedule, st.Load(), "requests", c.Requests, "errors", c.Errors}
 	if c.CutOff > 0 {
-		args = append(args, "cancelled", c.CutOff)
+		args = append(args, "unfinished", c.CutOff)
 	}
 	args = append(args, "ttft_p50_ms", msText(c.TTFT, sla.P50), "ttft_p95_ms", msText(c.TTFT, sla.P95),
 		"elapsed", time.Since(rn.started).Round(time.Second), "eta", left.Round(time.Second))
