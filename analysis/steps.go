@@ -2,9 +2,9 @@ package analysis
 
 import (
 	"fmt"
-	"time"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/sla"
