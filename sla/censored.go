@@ -2,6 +2,7 @@ package sla
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -18,9 +19,10 @@ import (
 //   - Estimated: otherwise the statistic is estimated by Kaplan–Meier (Efron's
 //     redistribute-to-the-right): each censored request's weight goes to the finished
 //     requests that took longer than it had waited, i.e. it is presumed to end like
-//     the finished ones that got as far. The KM quantile is the smallest finished value
-//     whose estimated CDF reaches q (the inverted CDF, not the interpolated
-//     percentile); the KM mean is the weighted mean. A healthy step cut with C
+//     the finished ones that got as far. The KM quantile is the KM distribution's,
+//     linearly interpolated between the weighted points as Percentile interpolates
+//     between ranks (equal weights give Percentile exactly); the KM mean is the
+//     weighted mean. A healthy step cut with C
 //     requests in flight after a normal wait is judged on this estimate, as it would be
 //     had the requests finished.
 //   - Undetermined: censored requests that waited longer than every finished one keep
@@ -102,22 +104,21 @@ func (o observations) km() []kmPoint {
 }
 
 // estimate returns the KM estimate of statistic st of o, and whether it is only a lower
-// bound (it falls in the tail).
+// bound (it rests on the tail). A quantile is Percentile's linear interpolation carried
+// over to weighted points (weightedQuantile): with equal weights — no censored value,
+// or censored values below every finished one, whose weight spreads evenly — it is
+// exactly Percentile of the finished values, so a censored request that had waited
+// less than any finished one changes no verdict.
 func (o observations) estimate(st Statistic) (float64, bool) {
 	pts := o.km()
 	if len(pts) == 0 {
 		return math.NaN(), false
 	}
 	if q, ok := st.Quantile(); ok {
-		cum := 0.0
-		for _, p := range pts {
-			cum += p.w
-			if cum >= q-1e-12 {
-				return p.v, p.tail
-			}
+		if len(o.censored) > 0 && !slices.ContainsFunc(o.censored, func(c float64) bool { return c > slices.Min(o.exact) }) {
+			return Percentile(sortedCopy(o.exact), q), false // equal weights: the plain percentile, bit for bit
 		}
-		last := pts[len(pts)-1]
-		return last.v, last.tail
+		return weightedQuantile(pts, q)
 	}
 	var mean, tail float64
 	for _, p := range pts {
@@ -129,16 +130,63 @@ func (o observations) estimate(st Statistic) (float64, bool) {
 	return mean, tail > MeanTailShare
 }
 
+// weightedQuantile is the q-quantile of the weighted points pts (ascending, weights
+// summing to 1) by linear interpolation between them, point i at position
+// (S_i − w_i) / (1 − w_last), S_i the cumulative weight through i: for n equal weights
+// that is i / (n−1), numpy's linear rule. It reports whether the value rests on a tail
+// point (a lower bound).
+func weightedQuantile(pts []kmPoint, q float64) (float64, bool) {
+	n := len(pts)
+	last := pts[n-1]
+	if n == 1 || q >= 1 {
+		return last.v, last.tail
+	}
+	den := 1 - last.w
+	cum, prev := 0.0, 0.0
+	for i := range pts {
+		pos := cum / den
+		cum += pts[i].w
+		if i == 0 {
+			if q <= 0 {
+				return pts[0].v, pts[0].tail
+			}
+			prev = pos
+			continue
+		}
+		if q <= pos+1e-12 {
+			a, b := pts[i-1], pts[i]
+			t := 0.0
+			if pos > prev {
+				t = math.Min(math.Max((q-prev)/(pos-prev), 0), 1)
+			}
+			v := a.v + (b.v-a.v)*t
+			if t >= 0.5 {
+				v = b.v - (b.v-a.v)*(1-t)
+			}
+			return v, a.tail || (b.tail && t > 0)
+		}
+		prev = pos
+	}
+	return last.v, last.tail
+}
+
+// sortedCopy returns xs sorted ascending, leaving xs as it was.
+func sortedCopy(xs []float64) []float64 {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return out
+}
+
 // judgeCensored checks latency bound b on observations o that hold censored values;
 // lower is the statistic of the lower-bound Summary.
 func judgeCensored(b Bound, o observations, lower float64) Check {
 	c := Check{Bound: b, Censored: len(o.censored)}
-	if lower > b.Threshold {
-		c.Outcome, c.Value = Broken, lower
-		return c
-	}
 	est, tail := o.estimate(b.Stat)
 	c.Value = math.Max(est, lower)
+	if lower > b.Threshold { // broken for certain, whatever the unfinished do next
+		c.Outcome = Broken
+		return c
+	}
 	switch {
 	case c.Value > b.Threshold:
 		c.Outcome = Broken

@@ -89,18 +89,29 @@ func TestUndeterminedTailFails(t *testing.T) {
 }
 
 // TestKMEstimate: Efron's redistribution on a small sample: exact 1, 2, 3, 4 and a
-// value censored at 2.5 give 1 and 2 a fifth each and 3 and 4 three tenths each
-// (p50 = 3); a censored value beyond the last exact one is a tail lower bound.
+// value censored at 2.5 give 1 and 2 a fifth each and 3 and 4 three tenths each, at
+// positions 0, 2/7, 4/7 and 1 (p50 = 2 + 0.75 = 2.75); censored values beyond the last
+// exact one are tail lower bounds (p95 of 1, 2 and 5+, 6+ interpolates 5.85, a lower
+// bound); a value censored below every exact one spreads its weight evenly, so every
+// quantile is Percentile's of the exact values, bit for bit.
 func TestKMEstimate(t *testing.T) {
 	o := observations{exact: []float64{1, 2, 3, 4}, censored: []float64{2.5}}
-	if v, tail := o.estimate(P50); v != 3 || tail {
-		t.Errorf("p50 %v tail %v, want 3 false", v, tail)
+	if v, tail := o.estimate(P50); math.Abs(v-2.75) > 1e-12 || tail {
+		t.Errorf("p50 %v tail %v, want 2.75 false", v, tail)
 	}
 	if v, _ := o.estimate(Mean); math.Abs(v-(0.2*1+0.2*2+0.3*3+0.3*4)) > 1e-12 {
 		t.Errorf("mean %v", v)
 	}
 	o = observations{exact: []float64{1, 2}, censored: []float64{5, 6}}
-	if v, tail := o.estimate(P95); v != 6 || !tail {
-		t.Errorf("p95 %v tail %v, want 6 true", v, tail)
+	if v, tail := o.estimate(P95); math.Abs(v-5.85) > 1e-12 || !tail {
+		t.Errorf("p95 %v tail %v, want 5.85 true", v, tail)
+	}
+	exact := []float64{480, 420, 499.5, 300, 450, 430, 470, 410, 460, 440, 400, 490, 505, 380, 395, 415, 425, 435, 445, 455}
+	o = observations{exact: exact, censored: []float64{50, 120}}
+	for _, st := range []Statistic{P50, P90, P95, P99} {
+		q, _ := st.Quantile()
+		if v, tail := o.estimate(st); v != Percentile(sortedCopy(exact), q) || tail {
+			t.Errorf("%s with two early censored values: %v (tail %v), want Percentile's %v", st, v, tail, Percentile(sortedCopy(exact), q))
+		}
 	}
 }
