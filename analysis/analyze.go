@@ -152,7 +152,7 @@ func evaluateSegment(inputs []stepInput, st *store, cons []plan.Constraint, p *p
 	}
 	pairs := make([]pair, 0, len(inputs))
 	for _, si := range inputs {
-		s, sm := computeStep(st, si, cons, p.SLA)
+		s, sm := computeStep(st, si, p.SLA)
 		s.Server = server[si.step]
 		s.SimulatorLate = s.Server != nil && s.Server.SimLatenessP99Ms > SimLateLimitMs
 		pairs = append(pairs, pair{s, sm})
@@ -372,9 +372,8 @@ func meanE2EMs(st *store, idx []int32) float64 {
 			sum += q.e2e
 			n++
 			okN++
-		case q.phase == phaseGrace && !q.ok && st.names[q.errClass] == rundir.ErrCancelled &&
-			q.sentNs > 0 && q.endNs > q.sentNs: // cut off: its time in flight so far (residenceMs)
-			sum += float64(q.endNs-q.sentNs) / 1e6
+		case q.unfinished && q.waitedMs > 0: // unfinished: its time in flight so far (residenceMs)
+			sum += float64(q.waitedMs)
 			n++
 		}
 	}
@@ -389,6 +388,12 @@ func inputOf(in *runInputs, g *group, name string, idx []int32, icl []float64) s
 		rate: g.rate, users: g.users, idx: idx, icl: icl, grp: g}
 	if s, ok := in.stepOf(g.key.step); ok {
 		si.schedule, si.concurrency, si.rate, si.users = s.Schedule, s.Concurrency, s.Rate, s.Users
+	}
+	if sum, ok := in.steps[g.key.step]; ok && sum.CutByStepTimeout {
+		si.cutBound = sum.Timeout
+		if si.cutBound <= 0 { // a step written without its bound: the plan's derived one
+			si.cutBound = in.meta.Plan.StepTimeout(sum.Step)
+		}
 	}
 	if si.schedule == "" {
 		si.schedule = plan.ScheduleConcurrency

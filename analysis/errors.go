@@ -123,8 +123,8 @@ func errorsAdvice(c Capacity) string {
 
 // noMeasuredEvidence explains a ladder without measured requests: "no measured requests
 // (all 12 requests fell in the warm-up)", or, when the measured requests were all cut
-// off at the end of the grace period, "no measured request completed (all 3 were still
-// waiting for their first token when the grace period ended and were cancelled)".
+// off when their step ended (unfinished), "no measured request completed (all 3 were
+// still waiting for their first token when the step ended)".
 func noMeasuredEvidence(steps []StepStats) string {
 	warm, cut, noFirst := unmeasuredCounts(steps)
 	switch {
@@ -132,9 +132,9 @@ func noMeasuredEvidence(steps []StepStats) string {
 		return fmt.Sprintf("every step ran on a starved simulator (iteration lateness p99 above %s ms): no step is "+
 			"evidence of the modelled engine", fmtNum(SimLateLimitMs))
 	case cut > 0 && noFirst == cut:
-		return fmt.Sprintf("no measured request completed (all %s were still waiting for their first token when the grace period ended and were cancelled)", commaInt(float64(cut)))
+		return fmt.Sprintf("no measured request completed (all %s were still waiting for their first token when the step ended)", commaInt(float64(cut)))
 	case cut > 0:
-		return fmt.Sprintf("no measured request completed (all %s were still in flight when the grace period ended and were cancelled, %s of them without a first token)",
+		return fmt.Sprintf("no measured request completed (all %s were still in flight when the step ended, %s of them without a first token)",
 			commaInt(float64(cut)), commaInt(float64(noFirst)))
 	case warm > 0:
 		return fmt.Sprintf("no measured requests (all %s requests fell in the warm-up)", commaInt(float64(warm)))
@@ -147,7 +147,7 @@ func noMeasuredEvidence(steps []StepStats) string {
 func unmeasuredCounts(steps []StepStats) (warm, cut, noFirst int) {
 	for i := range steps {
 		warm += steps[i].WarmupRequests
-		cut += steps[i].Cancelled
+		cut += steps[i].Unfinished
 		noFirst += steps[i].cancelledNoFirst
 	}
 	return warm, cut, noFirst

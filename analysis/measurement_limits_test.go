@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/sla"
+
 	"github.com/llmcap/llmcap/rundir"
 
 	"github.com/llmcap/llmcap/plan"
@@ -48,7 +50,7 @@ func TestITLSLANotApplicableToOneTokenReplies(t *testing.T) {
 // "no data", not "not applicable".
 func TestITLNoDataStillViolatesWhenRequestsFail(t *testing.T) {
 	spec := plan.SLA{ITLMs: map[string]float64{"p95": 50}}
-	cons := constraintsOf(spec)
+	good := func(q *request) bool { return sla.RequestGoodness(sla.Bounds(spec), judgeRequest(q)) == sla.Good }
 	failed := StepStats{Requests: 10, Errors: 10, ErrorRate: 1}
 	if ok, v := checkSLA(&failed, spec); ok {
 		t.Errorf("all failed: meets SLA (%v)", v)
@@ -62,11 +64,11 @@ func TestITLNoDataStillViolatesWhenRequestsFail(t *testing.T) {
 		t.Errorf("one-token replies: violations %v", v)
 	}
 	q := request{ok: true, output: 1, ttft: 5, itl: math.NaN(), e2e: 5}
-	if !isGood(&q, cons) {
+	if !good(&q) {
 		t.Error("a one-token reply is not good under an ITL limit")
 	}
 	q.output = 2
-	if isGood(&q, cons) {
+	if good(&q) {
 		t.Error("a two-token reply without ITL is good")
 	}
 }
@@ -180,8 +182,8 @@ func TestCutOffRequestsCountInLittlesLaw(t *testing.T) {
 	want := 2 / ((11*0.5 + 5.5) / 12) // N / R with R = (11 × 0.5 s + 5.5 s) / 12 = 0.917 s
 	near(t, "little throughput", s.LittleThroughputRps, want, 1e-6)
 	near(t, "throughput at capacity", a.Segments[0].Capacity.ThroughputAtCapacity, want, 1e-6)
-	if s.Cancelled != 1 || s.LittleThroughputRps > 1.2*s.RequestThroughput {
-		t.Errorf("cancelled %d; N / R %.2f req/s against %.2f measured", s.Cancelled, s.LittleThroughputRps, s.RequestThroughput)
+	if s.Unfinished != 1 || s.LittleThroughputRps > 1.2*s.RequestThroughput {
+		t.Errorf("cancelled %d; N / R %.2f req/s against %.2f measured", s.Unfinished, s.LittleThroughputRps, s.RequestThroughput)
 	}
 }
 

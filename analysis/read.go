@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/sla"
 
 	"github.com/llmcap/llmcap/plan"
 )
@@ -26,10 +27,12 @@ type request struct {
 	prompt, output         int32
 	intendedPrompt         int32
 	intendedOutput         int32
-	drawn                  uint16 // drawn segment, index into store.names
-	errClass               uint16 // index into store.names (0 = none)
+	drawn                  uint16  // drawn segment, index into store.names
+	errClass               uint16  // index into store.names (0 = none)
+	waitedMs               float32 // an unfinished request's wait (ms; sla.Unfinished)
 	phase                  uint8
 	ok                     bool
+	unfinished             bool // still in flight when its step ended (sla.Unfinished)
 }
 
 // groupKey identifies one step's records: the step index and the step's segment
@@ -147,6 +150,9 @@ func (s *store) add(r *rundir.Record) {
 		intendedPrompt: int32(r.IntendedPromptTokens), intendedOutput: int32(r.IntendedOutputTokens),
 		drawn: s.intern(r.Segment), phase: phaseCode(r.Phase),
 		ok: r.Status == rundir.StatusOK,
+	}
+	if u, w := sla.Unfinished(r); u {
+		q.unfinished, q.waitedMs = true, float32(w)
 	}
 	if !q.ok {
 		cls := r.ErrorClass

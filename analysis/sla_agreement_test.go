@@ -37,15 +37,15 @@ func TestAgreementLadderCapacity(t *testing.T) {
 	}
 	for i, st := range ladder {
 		s := sa.Steps[i]
-		if s.Requests != len(st.TTFTMs) || s.Cancelled != 1 || s.WarmupRequests != 1 || s.Errors != 0 {
-			t.Errorf("%s: %d requests, %d cancelled, %d warm-up, %d errors", st.Name, s.Requests, s.Cancelled, s.WarmupRequests, s.Errors)
+		if s.Requests != len(st.TTFTMs) || s.Unfinished != 1 || s.WarmupRequests != 1 || s.Errors != 0 {
+			t.Errorf("%s: %d requests, %d cancelled, %d warm-up, %d errors", st.Name, s.Requests, s.Unfinished, s.WarmupRequests, s.Errors)
 		}
 		if s.Step != i || s.MeetsSLA != st.Pass || math.Abs(s.TTFTMs.P95-st.LinearP95Ms) > 1e-9 {
 			t.Errorf("%s: step %d meets SLA %v (%v) at TTFT p95 %.12g; want %v at %g",
 				st.Name, s.Step, s.MeetsSLA, s.SLAViolations, s.TTFTMs.P95, st.Pass, st.LinearP95Ms)
 		}
 	}
-	if v := sa.Steps[2].SLAViolations; len(v) != 1 || v[0] != "ttft p95 525 ms > 500 ms" {
+	if v := sa.Steps[2].SLAViolations; len(v) != 1 || v[0] != "ttft p95 525 ms > 500 ms (1 unfinished)" {
 		t.Errorf("failing step's violations %q", v)
 	}
 	c := sa.Capacity

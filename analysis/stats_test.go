@@ -193,8 +193,8 @@ func TestCancelledAfterGraceIsNotAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := a.Segments[0].Steps[0]
-	if s.Requests != 9 || s.Errors != 2 || s.Cancelled != 2 {
-		t.Fatalf("requests %d errors %d cancelled %d, want 9, 2 and 2", s.Requests, s.Errors, s.Cancelled)
+	if s.Requests != 9 || s.Errors != 2 || s.Unfinished != 2 {
+		t.Fatalf("requests %d errors %d cancelled %d, want 9, 2 and 2", s.Requests, s.Errors, s.Unfinished)
 	}
 	near(t, "error rate", s.ErrorRate, 2.0/9, 1e-12)
 	if s.ErrorClasses[rundir.ErrCancelled] != 0 {

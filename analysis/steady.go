@@ -29,9 +29,9 @@ func steadyState(s *StepStats, sm *stepSamples) (bool, string) {
 	case done == 0 && s.Errors > 0:
 		return false, fmt.Sprintf("no request succeeded (%s failed: %s), so there is no steady state to judge",
 			pct(s.ErrorRate), errorBreakdown(s.ErrorClasses, s.ErrorSamples))
-	case done == 0 && s.Cancelled > 0:
-		return false, fmt.Sprintf("no measured request completed (%s cancelled at the end of the grace period, %s without a first token), so there is no steady state to judge",
-			commaInt(float64(s.Cancelled)), commaInt(float64(s.cancelledNoFirst)))
+	case done == 0 && s.Unfinished > 0:
+		return false, fmt.Sprintf("no measured request completed (%s unfinished when the step ended, %s without a first token), so there is no steady state to judge",
+			commaInt(float64(s.Unfinished)), commaInt(float64(s.cancelledNoFirst)))
 	case done < need && float64(s.Errors) > 0.1*float64(s.Requests):
 		return false, fmt.Sprintf("only %d requests succeeded (< %s = %d): %s of the requests failed", done, what, need, pct(s.ErrorRate))
 	}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/llmcap/llmcap/plan"
-	"github.com/llmcap/llmcap/rundir"
 	"github.com/llmcap/llmcap/sla"
 )
 
@@ -33,6 +33,9 @@ type stepInput struct {
 	share    float64
 	mixE2EMs float64
 	grp      *group // the step's records, for error samples (nil in tests)
+	// cutBound is the wall-time bound that ended the step (steps.jsonl
+	// cut_by_step_timeout); 0 when the step ended on its own.
+	cutBound time.Duration
 }
 
 // stepAcc accumulates one step's counts and sums over its measured records.
@@ -41,19 +44,30 @@ type stepAcc struct {
 	outSum, promptSum, good int
 	perUserN                int
 	perUser, ipSum, ioSum   float64
+	judged                  sla.Collector // what the SLA judge sees (censored values included)
+	bounds                  []sla.Bound   // the SLA's bounds, for each request's goodness
+	// unfinishedBad counts the unfinished requests that already broke a latency bound
+	// (sla.NotGood): in the good fraction's denominator, never good.
+	unfinishedBad int
 }
 
 // add counts one measured record into s, acc and sm.
-func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples, cons []plan.Constraint) {
-	if q.phase == phaseGrace && !q.ok && st.names[q.errClass] == rundir.ErrCancelled {
-		// Still in flight when the grace period ended: cut off by the step protocol, not
-		// failed by the server. Counted apart, outside the error rate (as AIPerf does).
-		s.Cancelled++
+func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples) {
+	jq := judgeRequest(q)
+	acc.judged.Add(jq)
+	good := sla.RequestGoodness(acc.bounds, jq)
+	if q.unfinished {
+		if good == sla.NotGood {
+			acc.unfinishedBad++
+		}
+		// Still in flight when the step ended: not failed by the server, so outside the
+		// error rate; the SLA judge counts its wait as a censored lower bound.
+		s.Unfinished++
 		if q.firstNs == 0 {
 			s.cancelledNoFirst++
 		}
-		if q.sentNs > 0 && q.endNs > q.sentNs {
-			s.cutOffMsSum += float64(q.endNs-q.sentNs) / 1e6
+		if q.waitedMs > 0 {
+			s.cutOffMsSum += float64(q.waitedMs)
 			s.cutOffN++
 		}
 		return
@@ -72,7 +86,7 @@ func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples, co
 	acc.promptSum += int(q.prompt)
 	acc.ipSum += float64(q.intendedPrompt)
 	acc.ioSum += float64(q.intendedOutput)
-	if isGood(q, cons) {
+	if good == sla.Good {
 		acc.good++
 	}
 	if q.output >= 2 {
@@ -93,7 +107,9 @@ func (acc *stepAcc) finish(s *StepStats) {
 	okN := s.Requests - s.Errors
 	if s.Requests > 0 {
 		s.ErrorRate = float64(s.Errors) / float64(s.Requests)
-		s.GoodFraction = float64(acc.good) / float64(s.Requests)
+	}
+	if n := s.Requests + acc.unfinishedBad; n > 0 {
+		s.GoodFraction = float64(acc.good) / float64(n)
 	}
 	if okN > 0 {
 		s.PromptTokensMean = float64(acc.promptSum) / float64(okN)
@@ -118,10 +134,10 @@ func (acc *stepAcc) finish(s *StepStats) {
 
 // computeStep computes the statistics of one step from its records (warm-up excluded;
 // measure and grace included) and returns the per-request samples behind them.
-func computeStep(st *store, in stepInput, cons []plan.Constraint, spec plan.SLA) (StepStats, *stepSamples) {
+func computeStep(st *store, in stepInput, spec plan.SLA) (StepStats, *stepSamples) {
 	s := StepStats{Step: in.step, Segment: in.segment, Schedule: in.schedule,
 		Concurrency: in.concurrency, Rate: in.rate, Users: in.users, ErrorClasses: map[string]int{},
-		MixShare: in.share, mixE2EMs: in.mixE2EMs}
+		MixShare: in.share, mixE2EMs: in.mixE2EMs, CutByStepTimeout: in.cutBound > 0, stepTimeout: in.cutBound}
 	switch in.schedule {
 	case plan.ScheduleConcurrency:
 		s.Load = float64(in.concurrency)
@@ -131,11 +147,11 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, spec plan.SLA)
 		s.Load = in.rate
 	}
 	sm := &stepSamples{}
-	acc := stepAcc{firstSent: math.MaxInt64}
+	acc := stepAcc{firstSent: math.MaxInt64, bounds: sla.Bounds(spec)}
 	var lags []float64
 	for _, i := range in.idx {
 		if q := &st.reqs[i]; q.phase == phaseMeasure || q.phase == phaseGrace {
-			acc.add(st, q, &s, sm, cons)
+			acc.add(st, q, &s, sm)
 			if l := float64(q.lagMs); !math.IsNaN(l) && q.sentNs > 0 {
 				lags = append(lags, l)
 			}
@@ -175,8 +191,21 @@ func computeStep(st *store, in stepInput, cons []plan.Constraint, spec plan.SLA)
 	s.ClientLimited = clientLimited(&s)
 	s.LittleThroughputRps = littleThroughput(&s)
 	s.SteadyState, s.SteadyStateReason = steadyState(&s, sm)
+	s.judged = acc.judged.Sample()
 	s.MeetsSLA, s.SLAViolations = checkSLA(&s, spec)
 	return s, sm
+}
+
+// judgeRequest is measured request q as the SLA judge counts it (sla.Request).
+func judgeRequest(q *request) sla.Request {
+	ptr := func(v float64) *float64 {
+		if math.IsNaN(v) {
+			return nil
+		}
+		return &v
+	}
+	return sla.Request{Unfinished: q.unfinished, WaitedMs: float64(q.waitedMs), OK: q.ok, OutputTokens: int(q.output),
+		TTFTMs: ptr(q.ttft), TTFOMs: ptr(q.ttfo), ITLMs: ptr(q.itl), E2EMs: ptr(q.e2e)}
 }
 
 // residenceMs is a closed-loop step's mean time in flight R in ms, for Little's law:
@@ -253,42 +282,6 @@ func (sm *stepSamples) orderBySent() {
 	}
 }
 
-// metricValue returns a request's value of an SLA metric (NaN when undefined).
-func metricValue(q *request, metric string) float64 {
-	switch metric {
-	case "ttft":
-		return q.ttft
-	case "ttfo":
-		return q.ttfo
-	case "itl":
-		return q.itl
-	case "e2e":
-		return q.e2e
-	}
-	return math.NaN()
-}
-
-// isGood reports whether a successful request meets every constraint (inclusive ≤).
-// A request missing a constrained metric is not good, except ITL for a request with
-// fewer than two output tokens: ITL is undefined there and its constraint does not
-// apply (as in vLLM's goodput and AIPerf). When a metric has several constraints (p50
-// and p95), the request must meet the strictest threshold.
-func isGood(q *request, cons []plan.Constraint) bool {
-	if !q.ok {
-		return false
-	}
-	for _, c := range cons {
-		if c.Metric == "itl" && q.output < 2 {
-			continue // ITL is defined for OSL ≥ 2 only
-		}
-		v := metricValue(q, c.Metric)
-		if math.IsNaN(v) || v > c.ThresholdMs {
-			return false
-		}
-	}
-	return true
-}
-
 // summaryOf returns the step's Summary of an SLA metric.
 func summaryOf(s *StepStats, metric string) Summary {
 	switch metric {
@@ -304,10 +297,14 @@ func summaryOf(s *StepStats, metric string) Summary {
 	return Summary{}
 }
 
-// stepSample is what the SLA judge sees of step s: its judged requests (measured,
-// cut-off ones apart), errors, ITL-eligible replies and latency summaries.
+// stepSample is what the SLA judge sees of step s: the sla.Collector's sample of its
+// measured records (unfinished ones as censored values) when computeStep built it, else
+// one from its counts and latency summaries.
 func stepSample(s *StepStats) sla.Sample {
-	return sla.Sample{Requests: s.Requests, Errors: s.Errors, CutOff: s.Cancelled, ITLEligible: s.itlEligible,
+	if s.judged.Requests+s.judged.CutOff > 0 {
+		return s.judged
+	}
+	return sla.Sample{Requests: s.Requests, Errors: s.Errors, CutOff: s.Unfinished, ITLEligible: s.itlEligible,
 		TTFT: sla.Summary(s.TTFTMs), TTFO: sla.Summary(s.TTFOMs), ITL: sla.Summary(s.ITLMs), E2E: sla.Summary(s.E2EMs)}
 }
 

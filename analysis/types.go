@@ -4,20 +4,26 @@
 package analysis
 
 import (
+	"time"
+
 	"github.com/llmcap/llmcap/capsearch"
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/sla"
 )
 
 // FileAnalysis is the analysis output inside a run directory.
 const FileAnalysis = "analysis.json"
 
 // FormatVersion is the version of analysis.json this package writes
-// (Analysis.FormatVersion): 3 gives the capacity a range (bracket or prediction
+// (Analysis.FormatVersion): 4 renames a step's "cancelled" count "unfinished" (requests
+// still in flight when the step ended, now judged as censored values), adds a step's
+// cut_by_step_timeout and the "unfinished" and "step-timeout" warning kinds (the
+// "cancelled" kind is gone); 3 gives the capacity a range (bracket or prediction
 // interval) apart from its resampling noise, and segments their capacity search; 2 had
 // typed warnings (objects with kind, segment, step and message) and a bootstrap band;
 // files without it (0) hold plain-string warnings. Older files should be re-analysed.
-const FormatVersion = 3
+const FormatVersion = 4
 
 // Regime is the bottleneck a step or a segment is in.
 type Regime string
@@ -77,6 +83,10 @@ type Summary struct {
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
 	StdDev float64 `json:"stddev"`
+	// Censored counts the values that are lower bounds (unfinished requests' waits); 0
+	// in a step's summaries, which hold finished requests only (the SLA judge's own
+	// summaries count the unfinished ones).
+	Censored int `json:"censored,omitempty"`
 }
 
 // StepStats are the statistics of one step (of one segment, or of the mix).
@@ -97,11 +107,17 @@ type StepStats struct {
 	// WarmupRequests counts the step's warm-up requests (never in any statistic).
 	WarmupRequests int `json:"warmup_requests"`
 	Errors         int `json:"errors"`
-	// Cancelled counts measured requests still in flight when the grace period ended;
-	// cut off by the step protocol, they are in neither Requests nor Errors.
-	Cancelled    int            `json:"cancelled"`
-	ErrorRate    float64        `json:"error_rate"`
-	ErrorClasses map[string]int `json:"error_classes,omitempty"`
+	// Unfinished counts the measured requests still in flight when the step ended (at
+	// the end of the grace period or of the step's wall-time bound; records.jsonl
+	// error_class unfinished, or cancelled in the grace phase in older runs): in neither
+	// Requests nor Errors, the SLA judge counts their waits as censored lower bounds
+	// (docs/metrics.md "Unfinished requests").
+	Unfinished int `json:"unfinished"`
+	// CutByStepTimeout: the step's wall-time bound ended it (steps.jsonl
+	// cut_by_step_timeout).
+	CutByStepTimeout bool           `json:"cut_by_step_timeout,omitempty"`
+	ErrorRate        float64        `json:"error_rate"`
+	ErrorClasses     map[string]int `json:"error_classes,omitempty"`
 	// ErrorSamples gives, per error class, the first failed record's error message
 	// (records.jsonl "error"; at most 200 characters).
 	ErrorSamples map[string]string `json:"error_samples,omitempty"`
@@ -125,7 +141,10 @@ type StepStats struct {
 	RequestThroughput     float64 `json:"request_throughput"`      // req/s
 	OutputTokenThroughput float64 `json:"output_token_throughput"` // tokens/s
 	TotalTokenThroughput  float64 `json:"total_token_throughput"`  // tokens/s
-	// Goodput: requests meeting every SLA constraint per second; GoodFraction of requests.
+	// Goodput: finished requests meeting every SLA latency bound per second (each request
+	// judged by sla.RequestGoodness); GoodFraction: their share of the finished requests
+	// plus the unfinished ones that already broke a bound (an unfinished request is never
+	// good; one still within every bound is left out, its outcome unknown).
 	Goodput      float64 `json:"goodput"`
 	GoodFraction float64 `json:"good_fraction"`
 	// PerUserOutputTokensPerS is the mean of OSL/E2E per request (tokens/s one user sees).
@@ -166,6 +185,10 @@ type StepStats struct {
 	// cancelledNoFirst counts the Cancelled requests that had no first token yet (the
 	// server never answered them within the grace period).
 	cancelledNoFirst int
+	// judged is the SLA judge's sample of the step (sla.Collector; stepSample).
+	judged sla.Sample
+	// stepTimeout is the wall-time bound that cut the step (CutByStepTimeout).
+	stepTimeout time.Duration
 	// itlEligible counts the successful measured requests with at least two output
 	// tokens: those for which ITL is defined (OSL ≥ 2).
 	itlEligible int

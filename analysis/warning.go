@@ -27,9 +27,12 @@ const (
 	// WarnRunIncomplete: run.json's state is not complete (Analysis.RunState); the
 	// unfinished steps were left out.
 	WarnRunIncomplete WarningKind = "run-incomplete"
-	// WarnCancelled: more than 5% of a step's measured requests were cut off at the end
-	// of the grace period.
-	WarnCancelled WarningKind = "cancelled"
+	// WarnUnfinished: more than 5% of a step's measured requests were unfinished (still
+	// in flight when the step ended; StepStats.Unfinished). Named "cancelled" before
+	// analysis.json format 4.
+	WarnUnfinished WarningKind = "unfinished"
+	// WarnStepTimeout: the step's wall-time bound ended it (StepStats.CutByStepTimeout).
+	WarnStepTimeout WarningKind = "step-timeout"
 	// WarnSimulatorLate: the embedded simulator ran late in a step (StepStats.SimulatorLate).
 	WarnSimulatorLate WarningKind = "simulator-late"
 	// WarnIgnoredMaxTokens: a step's server returned far more tokens than max_tokens

@@ -11,17 +11,20 @@ import (
 	"github.com/llmcap/llmcap/sla"
 )
 
-// cancelledWarning warns about a step whose measured requests were cut off at the end
-// of the grace period (more than 5% of them); "" when none or few were. With some
-// completed, the slowest requests are missing and the latencies underestimated; with
-// none completed there are no latencies at all.
-func cancelledWarning(seg string, s *StepStats) string {
-	n := s.Requests + s.Cancelled
-	if s.Cancelled == 0 || float64(s.Cancelled) <= 0.05*float64(n) {
+// unfinishedWarning warns about a step whose measured requests were unfinished (more
+// than 5% of them): still in flight when the step ended, each counted by the SLA judge
+// at its wait so far, a lower bound of its latency (censored; docs/metrics.md
+// "Unfinished requests"). "" when none or few were. With some completed, the verdict
+// rests on the finished requests where the waits are short; with none completed there
+// are no latencies at all.
+func unfinishedWarning(seg string, s *StepStats) string {
+	n := s.Requests + s.Unfinished
+	if s.Unfinished == 0 || float64(s.Unfinished) <= 0.05*float64(n) {
 		return ""
 	}
-	head := fmt.Sprintf("segment %s, load %s: %d of %d measured requests were still in flight after the grace period and were cancelled",
-		seg, fmtNum(s.Load), s.Cancelled, n)
+	head := fmt.Sprintf("segment %s, load %s: %d of %d measured requests were still in flight when the step ended (unfinished); "+
+		"the SLA judge counts each at its wait so far, a lower bound of its latency",
+		seg, fmtNum(s.Load), s.Unfinished, n)
 	if s.ClientLimited {
 		return head + ": they were waiting on the client's own limit, not on the server (see the client-limit warning)"
 	}
@@ -29,12 +32,23 @@ func cancelledWarning(seg string, s *StepStats) string {
 		if s.Schedule == plan.ScheduleConcurrency {
 			head += "; the steady throughput counts them for their time in flight so far, so it is an upper bound"
 		}
-		return head + "; latencies there are underestimated (lengthen ladder.grace or ladder.duration)"
+		return head + "; where their waits are short the latencies are estimated from the finished requests (lengthen ladder.grace or ladder.duration to let them finish)"
 	}
-	if s.cancelledNoFirst == s.Cancelled {
-		return head + ", none with a first token: the server did not answer (set target.first_byte_timeout to fail such requests sooner)"
+	if s.cancelledNoFirst == s.Unfinished {
+		return head + ", none with a first token: the server did not answer (target.first_byte_timeout and target.idle_timeout fail such requests sooner)"
 	}
-	return head + "; none completed, so there are no latencies (lengthen ladder.grace or ladder.duration)"
+	return head + "; none completed, so there are no finished latencies (lengthen ladder.grace or ladder.duration)"
+}
+
+// stepTimeoutWarning warns about a step its wall-time bound ended (CutByStepTimeout);
+// "" otherwise.
+func stepTimeoutWarning(seg string, s *StepStats) string {
+	if !s.CutByStepTimeout {
+		return ""
+	}
+	return fmt.Sprintf("segment %s, load %s: the step's wall-time bound (%s) ended it before its window and grace period did; "+
+		"its %d measured requests still in flight are unfinished, counted at their wait so far (ladder.step_timeout sets the bound)",
+		seg, fmtNum(s.Load), s.stepTimeout, s.Unfinished)
 }
 
 // fitWarning warns when a segment's model fit means nothing: R² below 0 (the model
@@ -101,8 +115,11 @@ func stepWarnings(a *Analysis) []Warning {
 	}
 	for _, sa := range all {
 		for _, s := range sa.Steps {
-			if w := cancelledWarning(sa.Segment, &s); w != "" {
-				out = append(out, stepWarning(WarnCancelled, sa.Segment, &s, w))
+			if w := stepTimeoutWarning(sa.Segment, &s); w != "" {
+				out = append(out, stepWarning(WarnStepTimeout, sa.Segment, &s, w))
+			}
+			if w := unfinishedWarning(sa.Segment, &s); w != "" {
+				out = append(out, stepWarning(WarnUnfinished, sa.Segment, &s, w))
 			}
 			if s.SimulatorLate {
 				out = append(out, stepWarning(WarnSimulatorLate, sa.Segment, &s, fmt.Sprintf(

@@ -34,6 +34,8 @@ func defaultValues() map[string]any {
 		"target.url":                              TargetSimulator,
 		"target.api":                              "chat",
 		"target.metrics_interval":                 "1s",
+		"target.first_byte_timeout":               DefaultFirstByteTimeout.String(),
+		"target.idle_timeout":                     DefaultIdleTimeout.String(),
 		"target.simulator.gpu":                    "H100-SXM",
 		"target.simulator.model":                  "llama-3.1-8b",
 		"target.simulator.tensor_parallel":        1,
@@ -64,6 +66,16 @@ func defaultValues() map[string]any {
 const (
 	// DefaultReadyTimeout is Launch.ReadyTimeout's default.
 	DefaultReadyTimeout = 5 * time.Minute
+	// DefaultFirstByteTimeout is Target.FirstByteTimeout's default: generous, since
+	// Ollama and llama.cpp may hold the response headers until the first token (after
+	// loading the model), yet finite, so a server that never answers fails as
+	// timeout_first_byte.
+	DefaultFirstByteTimeout = 10 * time.Minute
+	// DefaultIdleTimeout is Target.IdleTimeout's default: vLLM and SGLang send the
+	// headers at once and then nothing until the first token, so the idle wait covers
+	// the queueing and prefill (41.7 s mean TTFT at 50 users in the seed data); a stream
+	// silent for 5 minutes is hung and fails as timeout_idle.
+	DefaultIdleTimeout = 5 * time.Minute
 	// DefaultName is the plan name when neither the file nor its name gives one.
 	DefaultName = "llmcap"
 )
@@ -90,6 +102,10 @@ func setDefault(p *Plan, key string, v any) {
 		p.Target.API = v.(string)
 	case "target.metrics_interval":
 		p.Target.MetricsInterval, _ = time.ParseDuration(v.(string))
+	case "target.first_byte_timeout":
+		p.Target.FirstByteTimeout, _ = time.ParseDuration(v.(string))
+	case "target.idle_timeout":
+		p.Target.IdleTimeout, _ = time.ParseDuration(v.(string))
 	case "target.simulator.gpu":
 		s.GPU = v.(string)
 	case "target.simulator.model":

@@ -59,7 +59,17 @@ type Target struct {
 	MetricsURLs []string `mapstructure:"metrics_urls" json:"metrics_urls,omitempty" yaml:"metrics_urls,omitempty"`
 	// MetricsInterval is the scrape interval (default 1s).
 	MetricsInterval time.Duration `mapstructure:"metrics_interval" json:"metrics_interval_ns" yaml:"metrics_interval"`
-	// Timeouts for each request; zero means none (the default for Request).
+	// Timeouts for each request (docs/client.md "Timeouts"); an explicit 0 turns one
+	// off. ConnectTimeout bounds the TCP dial (default none: the OS's own bound).
+	// FirstByteTimeout runs from getting a connection to the response headers (default
+	// DefaultFirstByteTimeout, 10m: Ollama and llama.cpp may hold the headers until the
+	// first token, after a model load). IdleTimeout bounds every wait for more of the
+	// body after the headers (default DefaultIdleTimeout, 5m: vLLM and SGLang send the
+	// headers at once, even for a queued request, and then nothing until its first
+	// token, which took 41.7 s on average at 50 users in the seed data, minutes in the
+	// tail). A hung server meets neither, so its requests fail as timeout_first_byte or
+	// timeout_idle instead of waiting for ever. RequestTimeout caps the whole request
+	// (default none: a long reply at a healthy pace must not be cut).
 	ConnectTimeout   time.Duration `mapstructure:"connect_timeout" json:"connect_timeout_ns" yaml:"connect_timeout"`
 	FirstByteTimeout time.Duration `mapstructure:"first_byte_timeout" json:"first_byte_timeout_ns" yaml:"first_byte_timeout"`
 	IdleTimeout      time.Duration `mapstructure:"idle_timeout" json:"idle_timeout_ns" yaml:"idle_timeout"`
@@ -249,6 +259,11 @@ type Ladder struct {
 	Grace time.Duration `mapstructure:"grace" json:"grace_ns" yaml:"grace"`
 	// Cooldown is an idle pause between steps.
 	Cooldown time.Duration `mapstructure:"cooldown" json:"cooldown_ns" yaml:"cooldown"`
+	// StepTimeout bounds each step's wall time (0: derived, Plan.StepTimeout). When it
+	// expires the step ends: its requests still in flight are recorded as unfinished
+	// (censored; docs/metrics.md "Unfinished requests") and steps.jsonl marks the step
+	// cut_by_step_timeout.
+	StepTimeout time.Duration `mapstructure:"step_timeout" json:"step_timeout_ns,omitempty" yaml:"step_timeout,omitempty"`
 
 	// PerSegment runs the ladder for each segment alone (default true).
 	PerSegment *bool `mapstructure:"per_segment" json:"per_segment,omitempty" yaml:"per_segment,omitempty"`
@@ -391,6 +406,9 @@ type Step struct {
 	Cooldown time.Duration `json:"cooldown_ns"`
 	// Estimated is the step's estimated wall time (warm-up + window + grace + cool-down).
 	Estimated time.Duration `json:"estimated_ns"`
+	// Timeout is the step's wall-time bound (Plan.StepTimeout); 0 in steps written
+	// before it existed (the sweep derives it then).
+	Timeout time.Duration `json:"timeout_ns,omitempty"`
 }
 
 // Load returns the step's load level: concurrency, users, or rate in req/s.

@@ -66,6 +66,7 @@ func (p *Plan) newStep(i int, seg, sched string, c int, r float64) Step {
 	s := Step{Index: i, Segment: seg, Schedule: sched, Concurrency: c, Rate: r,
 		Warmup: l.Warmup, Duration: l.Duration, Requests: l.Requests, Grace: l.Grace, Cooldown: l.Cooldown}
 	s.Estimated = p.EstimateStep(s)
+	s.Timeout = p.StepTimeout(s)
 	return s
 }
 
@@ -74,6 +75,7 @@ func (p *Plan) newUsersStep(i int, seg string, u int) Step {
 	s := p.newStep(i, seg, ScheduleUsers, 0, 0)
 	s.Users = u
 	s.Estimated = p.EstimateStep(s)
+	s.Timeout = p.StepTimeout(s)
 	return s
 }
 

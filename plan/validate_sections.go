@@ -57,6 +57,7 @@ func (p *Plan) checkLadder(ps *problems) {
 	}
 	nonNegDur(ps, "ladder.grace", l.Grace)
 	nonNegDur(ps, "ladder.cooldown", l.Cooldown)
+	nonNegDur(ps, "ladder.step_timeout", l.StepTimeout)
 	if l.PerSegment != nil && !*l.PerSegment && !l.Mix {
 		ps.add("ladder.mix", false, "must be true when ladder.per_segment is false (otherwise nothing runs)")
 	}

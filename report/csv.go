@@ -17,7 +17,7 @@ var stepsCSVHeader = []string{
 	"e2e_p50_ms", "e2e_p95_ms", "request_throughput_rps", "output_tokens_per_s",
 	"goodput_rps", "good_fraction", "per_user_output_tokens_per_s",
 	"steady_state", "meets_sla", "regime",
-	"warmup_requests", "cancelled", "achieved_rate_rps", "little_throughput_rps",
+	"warmup_requests", "unfinished", "achieved_rate_rps", "little_throughput_rps",
 }
 
 // stepsCSVRow is one step's CSV fields, in stepsCSVHeader order.
@@ -36,7 +36,7 @@ func stepsCSVRow(s analysis.StepStats) []string {
 		f(e2e.P50), f(e2e.P95), f(s.RequestThroughput), f(s.OutputTokenThroughput),
 		f(s.Goodput), f(s.GoodFraction), f(s.PerUserOutputTokensPerS),
 		strconv.FormatBool(s.SteadyState), strconv.FormatBool(s.MeetsSLA), string(s.Regime),
-		strconv.Itoa(s.WarmupRequests), strconv.Itoa(s.Cancelled), positiveText(s.AchievedRateRps), positiveText(s.LittleThroughputRps),
+		strconv.Itoa(s.WarmupRequests), strconv.Itoa(s.Unfinished), positiveText(s.AchievedRateRps), positiveText(s.LittleThroughputRps),
 	}
 }
 

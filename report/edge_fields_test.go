@@ -37,7 +37,7 @@ func fxEdgeAnalysis() *analysis.Analysis {
 		}}
 	s0 := &a.Segments[0].Steps[0]
 	s0.TTFTMs, s0.ITLMs, s0.E2EMs, s0.TTFOMs = analysis.Summary{}, analysis.Summary{}, analysis.Summary{}, analysis.Summary{}
-	s0.WarmupRequests, s0.Cancelled = 7, 2
+	s0.WarmupRequests, s0.Unfinished = 7, 2
 	a.Segments[0].Capacity = analysis.Capacity{MaxConcurrencyWithinSLA: 128, RangeLow: 128, OpenEnded: true, Method: methodAtLeast,
 		Bottleneck: analysis.RegimeNone}
 	a.Segments[1].Capacity.Method, a.Segments[1].Capacity.OpenEnded = methodModel, true
@@ -237,8 +237,8 @@ func TestMarkdownCSVXLSXEdgeFields(t *testing.T) {
 	if r := rows[1]; r[0] != "short-chat" || r[3] != "1" || r[7] != "" || r[8] != "" || r[11] != "" || r[13] != "" {
 		t.Errorf("steps.csv missing-metric row = %q, want empty latency fields", r)
 	}
-	if h, r := rows[0][23:25], rows[1][23:25]; h[0] != "warmup_requests" || h[1] != "cancelled" || r[0] != "7" || r[1] != "2" {
-		t.Errorf("steps.csv warm-up/cancelled = %q %q, want 7 and 2", h, r)
+	if h, r := rows[0][23:25], rows[1][23:25]; h[0] != "warmup_requests" || h[1] != "unfinished" || r[0] != "7" || r[1] != "2" {
+		t.Errorf("steps.csv warm-up/unfinished = %q %q, want 7 and 2", h, r)
 	}
 	if rows[2][8] == "" {
 		t.Errorf("steps.csv row 2 lost its TTFT p95")

@@ -28,7 +28,7 @@ func stepsColumns(st styles, a *analysis.Analysis) []sheetColumn {
 		{"throughput (req/s)", st.rps, 14}, {"steady-state throughput N/R (req/s)", st.rps, 16}, {"output tokens/s", st.tokps, 14}, {"goodput (req/s)", st.rps, 14},
 		{"good fraction", st.pctl, 10}, {"per-user output tokens/s", st.num1, 13}, {"steady state", 0, 10},
 		{"meets SLA", 0, 10}, {"regime", 0, 10}, {"SLA violations", 0, 40},
-		{"warm-up requests", st.int0, 10}, {"cancelled", st.int0, 10}, {"achieved rate (req/s)", st.rps, 14},
+		{"warm-up requests", st.int0, 10}, {"unfinished", st.int0, 10}, {"achieved rate (req/s)", st.rps, 14},
 	}
 }
 
@@ -68,7 +68,7 @@ func stepsRow(seg string, s analysis.StepStats) []any {
 		v(ttft.P50), v(ttft.P95), v(ttft.P99), v(ttfo.P95), v(itl.P50), v(itl.P95),
 		v(e2e.P50), v(e2e.P95), v(s.RequestThroughput), positive(s.LittleThroughputRps), v(s.OutputTokenThroughput), v(s.Goodput),
 		v(s.GoodFraction), v(s.PerUserOutputTokensPerS), s.SteadyState, s.MeetsSLA, string(s.Regime), violations,
-		s.WarmupRequests, s.Cancelled, positive(s.AchievedRateRps)}
+		s.WarmupRequests, s.Unfinished, positive(s.AchievedRateRps)}
 }
 
 // segmentRows maps each segment (in allSegments order) to its first and last row on

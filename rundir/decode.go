@@ -127,6 +127,8 @@ func (d *decoder) field(r *Record, key, b []byte, i int) (int, error) {
 		return d.str(b, i, &r.ErrorClass, true)
 	case "error":
 		return d.str(b, i, &r.Error, false)
+	case "output_hash":
+		return d.str(b, i, &r.OutputHash, false)
 	case "step":
 		return intInto(b, i, &r.Step)
 	case "concurrency":
@@ -171,6 +173,8 @@ func (d *decoder) field(r *Record, key, b []byte, i int) (int, error) {
 		return d.latency(b, i, &r.E2EMs)
 	case "schedule_lag_ms":
 		return d.latency(b, i, &r.ScheduleLagMs)
+	case "waited_ms":
+		return d.latency(b, i, &r.WaitedMs)
 	case "icl_ms":
 		return iclField(b, i, &r.ICLMs)
 	}

@@ -108,3 +108,44 @@ func TestFastFloatMatchesStrconv(t *testing.T) {
 		}
 	}
 }
+
+// TestDecoderReadsEveryField: a record with every field set (non-zero, distinct values
+// found by reflection) reads back through the fast decoder exactly as written, so a
+// field added to Record without its decoder case (waited_ms once was) fails here.
+func TestDecoderReadsEveryField(t *testing.T) {
+	var r Record
+	v := reflect.ValueOf(&r).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("s" + strconv.Itoa(i))
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(100 + i))
+		case reflect.Float64:
+			f.SetFloat(0.5 + float64(i))
+		case reflect.Pointer: // *float64 latencies
+			x := 1.25 + float64(i)
+			f.Set(reflect.ValueOf(&x))
+		case reflect.Slice: // []float64
+			f.Set(reflect.ValueOf([]float64{float64(i), 2.5}))
+		default:
+			t.Fatalf("field %s: kind %s not covered by this test", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	b, err := json.Marshal(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Record
+	if err := newDecoder().scan(b, &got); err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	gv := reflect.ValueOf(got)
+	for i := range v.NumField() {
+		if !reflect.DeepEqual(gv.Field(i).Interface(), v.Field(i).Interface()) {
+			t.Errorf("field %s (%s): decoded %v, wrote %v", v.Type().Field(i).Name, v.Type().Field(i).Tag.Get("json"),
+				gv.Field(i).Interface(), v.Field(i).Interface())
+		}
+	}
+}

@@ -99,6 +99,12 @@ type StepSummary struct {
 	GraceRequests   int `json:"grace_requests"`
 	Errors          int `json:"errors"`
 	Cancelled       int `json:"cancelled"`
+	// Unfinished counts the measured requests still in flight when the step ended
+	// (error_class unfinished; docs/metrics.md "Unfinished requests").
+	Unfinished int `json:"unfinished"`
+	// CutByStepTimeout: the step's wall-time bound (plan.Step.Timeout) ended it before
+	// its window or grace period did.
+	CutByStepTimeout bool `json:"cut_by_step_timeout,omitempty"`
 	// SteadyState is the sweep's own quick verdict (analysis recomputes its own).
 	SteadyState       bool   `json:"steady_state"`
 	SteadyStateReason string `json:"steady_state_reason"`

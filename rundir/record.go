@@ -29,9 +29,13 @@ const (
 	ErrInBand           = "in_band_error"
 	ErrContextLength    = "context_length_exceeded"
 	ErrStreamTruncated  = "stream_truncated"
-	ErrCancelled        = "cancelled"
-	ErrDecode           = "decode"
-	ErrEmptyResponse    = "empty_response"
+	ErrCancelled        = "cancelled" // interrupted by the user (Ctrl-C) or a failed run
+	// ErrUnfinished: still in flight when its step ended (the end of the grace period,
+	// or the step's wall-time bound): a censored observation, its wait so far in
+	// WaitedMs (a lower bound of its TTFT when no token came, and of its E2E).
+	ErrUnfinished    = "unfinished"
+	ErrDecode        = "decode"
+	ErrEmptyResponse = "empty_response"
 	// ErrResponseTooLarge: the response body passed the client's maximum response size
 	// (target.max_response_bytes); the client stopped reading and closed the connection.
 	ErrResponseTooLarge = "response_too_large"
@@ -76,6 +80,10 @@ type Record struct {
 	// ScheduleLagMs: sent − scheduled (open loop, users, a closed loop's backoff), the
 	// client's own lateness (docs/metrics.md).
 	ScheduleLagMs *float64 `json:"schedule_lag_ms,omitempty"`
+	// WaitedMs: an unfinished request's wait, from sent (or, unsent, from the start of
+	// the attempt) to the step's cut: a lower bound of its E2E (and of its TTFT when
+	// FirstTokenNs is 0). Nil for the other records.
+	WaitedMs *float64 `json:"waited_ms,omitempty"`
 	// ICLMs: gaps between consecutive content-bearing events (only with --save-icl).
 	ICLMs []float64 `json:"icl_ms,omitempty"`
 

@@ -27,6 +27,10 @@ const (
 	NoData
 	// NotApplicable: the bound cannot apply (Sample.NotApplicable); it holds.
 	NotApplicable
+	// Undetermined: unfinished requests (censored values) leave the statistic only
+	// bounded below, at or under the threshold: it could flip either way, so the
+	// bound fails (censored.go).
+	Undetermined
 )
 
 // Check is one bound judged on a sample.
@@ -34,12 +38,17 @@ type Check struct {
 	Bound   Bound
 	Outcome Outcome
 	// Value is the measured statistic (ms; the failed fraction for ErrorRate); +Inf for
-	// NoData, NaN for NotApplicable.
+	// NoData, NaN for NotApplicable. With Censored > 0 it is the censoring-aware
+	// estimate (censored.go), a lower bound when Undetermined.
 	Value float64
+	// Censored counts the unfinished requests whose lower bounds entered the check.
+	Censored int
 }
 
-// Failed reports whether the check breaks its bound (Broken or NoData).
-func (c Check) Failed() bool { return c.Outcome == Broken || c.Outcome == NoData }
+// Failed reports whether the check breaks its bound (Broken, NoData or Undetermined).
+func (c Check) Failed() bool {
+	return c.Outcome == Broken || c.Outcome == NoData || c.Outcome == Undetermined
+}
 
 // Ratio is Value / Threshold: above 1 the bound is broken, above f it is broken by more
 // than a factor f. +Inf for NoData (or a positive value over a zero threshold); NaN for
@@ -76,8 +85,15 @@ func (c Check) describe(scale string) string {
 		return name + ": no data"
 	case NotApplicable:
 		return name + ": not applicable"
+	case Undetermined:
+		return fmt.Sprintf("%s ≥ %.0f ms, undetermined against %s%.0f ms (%d unfinished)",
+			name, c.Value, scale, c.Bound.Threshold, c.Censored)
 	}
-	return fmt.Sprintf("%s %.0f ms %s %s%.0f ms", name, c.Value, rel, scale, c.Bound.Threshold)
+	out := fmt.Sprintf("%s %.0f ms %s %s%.0f ms", name, c.Value, rel, scale, c.Bound.Threshold)
+	if c.Censored > 0 {
+		out += fmt.Sprintf(" (%d unfinished)", c.Censored)
+	}
+	return out
 }
 
 // Verdict is the judge's decision on one sample.
@@ -155,7 +171,7 @@ func (v Verdict) BrokenBy(factor float64) (string, bool) {
 		return v.emptyReason(), true
 	}
 	for _, c := range v.Checks {
-		if c.Outcome != NotApplicable && c.Ratio() > factor {
+		if c.Outcome != NotApplicable && c.Outcome != Undetermined && c.Ratio() > factor {
 			return c.describe(fmt.Sprintf("%g × ", factor)), true
 		}
 	}
@@ -192,6 +208,9 @@ func judgeBound(b Bound, s Sample) Check {
 	if b.Metric == ErrorRate {
 		c.Value = s.ErrorRate()
 	} else if x, ok := s.Of(b.Metric).Value(b.Stat); ok {
+		if o, cens := s.censored(b.Metric); cens {
+			return judgeCensored(b, o, x)
+		}
 		c.Value = x
 	} else if s.NotApplicable(b.Metric) {
 		c.Outcome, c.Value = NotApplicable, math.NaN()

@@ -143,7 +143,8 @@ func TestBrokenBy(t *testing.T) {
 	}
 }
 
-// TestCollectorRules: a Collector counts as the analysis does: cut-off requests apart,
+// TestCollectorRules: a Collector counts as the analysis does: unfinished requests apart
+// from the error rate but in the TTFT/TTFO/E2E summaries at their waits (censored),
 // failures in the error rate, latencies only from successful replies with tokens, ITL
 // eligibility from two output tokens.
 func TestCollectorRules(t *testing.T) {
@@ -155,7 +156,7 @@ func TestCollectorRules(t *testing.T) {
 		{OK: true, OutputTokens: 1, TTFTMs: ms(20), E2EMs: ms(20)},   // one token: no ITL, not eligible
 		{OK: true, OutputTokens: 0, TTFTMs: ms(999), E2EMs: ms(999)}, // token-less: no latency
 		{OK: false, TTFTMs: ms(5)}, // failed: an error, no latency
-		{CutOff: true}, {CutOff: true},
+		{Unfinished: true, WaitedMs: 50}, {Unfinished: true, WaitedMs: 60},
 	} {
 		c.Add(r)
 	}
@@ -163,12 +164,13 @@ func TestCollectorRules(t *testing.T) {
 	if s.Requests != 5 || s.Errors != 1 || s.CutOff != 2 || s.ITLEligible != 2 {
 		t.Errorf("counts %+v", s)
 	}
-	if s.TTFT.N != 3 || s.TTFT.P50 != 20 || s.ITL.N != 2 || s.E2E.Max != 42 || s.TTFO.N != 0 {
+	if s.TTFT.N != 5 || s.TTFT.Censored != 2 || s.TTFT.P50 != 30 || s.ITL.N != 2 || s.ITL.Censored != 0 ||
+		s.E2E.Max != 60 || s.TTFO.N != 2 {
 		t.Errorf("summaries TTFT %+v ITL %+v E2E %+v TTFO %+v", s.TTFT, s.ITL, s.E2E, s.TTFO)
 	}
 	near(t, "error rate", s.ErrorRate(), 0.2, 1e-12)
 	c.Add(Request{OK: true, OutputTokens: 2, TTFTMs: ms(40)})
-	if again := c.Sample(); again.TTFT.N != 4 || s.TTFT.N != 3 {
+	if again := c.Sample(); again.TTFT.N != 6 || s.TTFT.N != 5 {
 		t.Errorf("collector not reusable: %d then %d TTFT values", s.TTFT.N, again.TTFT.N)
 	}
 }

@@ -49,6 +49,9 @@ type Summary struct {
 	Min    float64
 	Max    float64
 	StdDev float64
+	// Censored counts the values of the N that are lower bounds (unfinished requests'
+	// waits; censored.go): with Censored > 0 every statistic is a lower bound.
+	Censored int
 }
 
 // Summarize computes the Summary of xs (the percentiles by Percentile). It sorts xs in

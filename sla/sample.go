@@ -3,21 +3,27 @@ package sla
 import "github.com/llmcap/llmcap/rundir"
 
 // Sample is what the judge sees of one step: the measured requests (measure and grace
-// phases; warm-up ones are never judged) without those cut off at the end of the grace
-// period, and the latency summaries of the successful ones that returned tokens.
+// phases; warm-up ones are never judged, except unfinished ones, which the sweep records
+// as grace), the latency summaries of the successful ones that returned tokens, and the
+// unfinished ones as censored observations (censored.go).
 type Sample struct {
-	// Requests counts the judged requests; Errors the failed ones among them.
+	// Requests counts the finished judged requests; Errors the failed ones among them.
 	Requests, Errors int
-	// CutOff counts the measured requests still in flight when the grace period ended
-	// (cancelled by the step protocol, not failed by the server): outside Requests, the
-	// error rate and the latencies, as AIPerf does.
+	// CutOff counts the unfinished requests: still in flight when the step ended, not
+	// failed by the server, so outside Requests and the error rate, but in the TTFT,
+	// TTFO and E2E summaries as censored values (lower bounds; Summary.Censored).
 	CutOff int
 	// ITLEligible counts the successful judged requests with two output tokens or more
 	// (ITL is defined for them only).
 	ITLEligible int
 	// TTFT, TTFO, ITL and E2E summarise the latencies (ms) of the successful judged
-	// requests with at least one output token that define them.
+	// requests with at least one output token that define them, and the censored lower
+	// bounds of the unfinished ones (TTFT and TTFO when that token had not come; E2E
+	// always): with Censored > 0 each statistic is a lower bound of the truth.
 	TTFT, TTFO, ITL, E2E Summary
+	// obs holds the values behind TTFT, TTFO and E2E when a Collector built the sample
+	// (for the censored judgement); nil in a sample built from summaries only.
+	obs *[4]observations
 }
 
 // Of returns the sample's Summary of latency metric m (zero for ErrorRate).
@@ -54,9 +60,10 @@ func (s Sample) NotApplicable(m Metric) bool {
 // Request is one measured request (measure or grace phase) as the judge counts it.
 // Latencies are ms, nil when undefined.
 type Request struct {
-	// CutOff: still in flight when the grace period ended (a grace-phase request that
-	// failed with the error class "cancelled").
-	CutOff bool
+	// Unfinished: still in flight when the step ended (censored); WaitedMs is its wait
+	// so far, a lower bound of its E2E (and of TTFT/TTFO when those are nil).
+	Unfinished bool
+	WaitedMs   float64
 	// OK: the request succeeded.
 	OK bool
 	// OutputTokens is the reply's length in tokens.
@@ -65,27 +72,56 @@ type Request struct {
 	TTFTMs, TTFOMs, ITLMs, E2EMs *float64
 }
 
-// RecordRequest is what the judge sees of a run record: whether it was cut off (still in
-// flight at the end of the grace period: a grace-phase record cancelled by the step
-// protocol), its success, output tokens and latencies.
+// RecordRequest is what the judge sees of a run record: whether it is unfinished
+// (Unfinished), its success, output tokens and latencies.
 func RecordRequest(r *rundir.Record) Request {
-	return Request{CutOff: r.Phase == rundir.PhaseGrace && !r.OK() && r.ErrorClass == rundir.ErrCancelled,
-		OK: r.OK(), OutputTokens: r.OutputTokens, TTFTMs: r.TTFTMs, TTFOMs: r.TTFOMs, ITLMs: r.ITLMs, E2EMs: r.E2EMs}
+	q := Request{OK: r.OK(), OutputTokens: r.OutputTokens, TTFTMs: r.TTFTMs, TTFOMs: r.TTFOMs, ITLMs: r.ITLMs, E2EMs: r.E2EMs}
+	q.Unfinished, q.WaitedMs = Unfinished(r)
+	return q
 }
 
-// Collector builds a Sample from requests, one Add each, by the analysis' rules: a
-// cut-off request counts in CutOff only; a failed one in Requests and Errors; a
-// successful one with two output tokens or more is ITL-eligible; the latencies of a
-// successful one with output tokens go into the summaries. The zero Collector is empty.
+// Unfinished reports whether record r was still in flight when its step ended, and how
+// long it had waited (ms): error class unfinished with waited_ms; or, in runs written
+// before that class existed, a grace-phase record cancelled at the end of the grace
+// period, its wait then end_ns − sent_ns when both are set (else 0).
+func Unfinished(r *rundir.Record) (bool, float64) {
+	if r.OK() {
+		return false, 0
+	}
+	switch {
+	case r.ErrorClass == rundir.ErrUnfinished && r.WaitedMs != nil:
+		return true, *r.WaitedMs
+	case r.ErrorClass == rundir.ErrUnfinished || (r.Phase == rundir.PhaseGrace && r.ErrorClass == rundir.ErrCancelled):
+		if r.SentNs > 0 && r.EndNs > r.SentNs {
+			return true, float64(r.EndNs-r.SentNs) / 1e6
+		}
+		return true, 0
+	}
+	return false, 0
+}
+
+// Collector builds a Sample from requests, one Add each, by the analysis' rules: an
+// unfinished request counts in CutOff and as censored TTFT, TTFO (each when nil) and E2E
+// values at its wait; a failed one in Requests and Errors; a successful one with two
+// output tokens or more is ITL-eligible; the latencies of a successful one with output
+// tokens go into the summaries. The zero Collector is empty.
 type Collector struct {
 	s    Sample
 	vals [4][]float64 // TTFT, TTFO, ITL, E2E
+	cens [4][]float64 // censored lower bounds of TTFT, TTFO, (ITL: none), E2E
 }
 
 // Add counts one measured request.
 func (c *Collector) Add(r Request) {
-	if r.CutOff {
+	if r.Unfinished {
 		c.s.CutOff++
+		for i, v := range [4]*float64{r.TTFTMs, r.TTFOMs, nil, nil} {
+			if v != nil {
+				c.vals[i] = append(c.vals[i], *v) // the token came: its latency is known
+			} else if i != 2 {
+				c.cens[i] = append(c.cens[i], r.WaitedMs)
+			}
+		}
 		return
 	}
 	c.s.Requests++
@@ -110,7 +146,25 @@ func (c *Collector) Add(r Request) {
 // Collector stays usable).
 func (c *Collector) Sample() Sample {
 	s := c.s
-	sum := func(i int) Summary { return Summarize(append([]float64(nil), c.vals[i]...)) }
+	obs := new([4]observations)
+	sum := func(i int) Summary {
+		obs[i] = observations{exact: append([]float64(nil), c.vals[i]...), censored: append([]float64(nil), c.cens[i]...)}
+		x := Summarize(append(append([]float64(nil), c.vals[i]...), c.cens[i]...))
+		x.Censored = len(c.cens[i])
+		return x
+	}
 	s.TTFT, s.TTFO, s.ITL, s.E2E = sum(0), sum(1), sum(2), sum(3)
+	s.obs = obs
 	return s
+}
+
+// censored returns metric m's observations when the sample holds censored values of it
+// (and a Collector built it).
+func (s Sample) censored(m Metric) (observations, bool) {
+	i := map[Metric]int{TTFT: 0, TTFO: 1, E2E: 3}
+	k, ok := i[m]
+	if !ok || s.obs == nil || len(s.obs[k].censored) == 0 {
+		return observations{}, false
+	}
+	return s.obs[k], true
 }

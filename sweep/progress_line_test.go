@@ -33,9 +33,9 @@ func TestStepDoneLineLogged(t *testing.T) {
 }
 
 // TestStepLogCounts: the step-done line counts as the SLA judge and the analysis do
-// (stepSample): measure and grace requests, grace requests cancelled at the end of the
-// grace period apart (not errors), TTFT over successful requests with tokens; no TTFT
-// is "–", never NaN.
+// (logSample): measure and grace requests, unfinished ones (here in the legacy form:
+// grace requests cancelled at the end of the grace period) apart (not errors), TTFT over
+// the successful finished requests with tokens; no TTFT is "–", never NaN.
 func TestStepLogCounts(t *testing.T) {
 	ms := func(v float64) *float64 { return &v }
 	ok := func(phase string, ttft float64) stepResult {
@@ -52,14 +52,14 @@ func TestStepLogCounts(t *testing.T) {
 		fail(rundir.PhaseGrace, rundir.ErrCancelled), fail(rundir.PhaseGrace, rundir.ErrCancelled),
 		fail(rundir.PhaseGrace, rundir.ErrTimeoutIdle),
 	}
-	c := stepSample(results)
+	c := logSample(results)
 	if c.Requests != 6 || c.Errors != 3 || c.CutOff != 2 || c.TTFT.N != 3 {
 		t.Errorf("requests %d errors %d cancelled %d ttft %d values; want 6, 3, 2 and 3", c.Requests, c.Errors, c.CutOff, c.TTFT.N)
 	}
 	if got := msText(c.TTFT, sla.P50); got != "20" {
 		t.Errorf("TTFT p50 %s, want 20", got)
 	}
-	none := stepSample([]stepResult{fail(rundir.PhaseGrace, rundir.ErrCancelled)})
+	none := logSample([]stepResult{fail(rundir.PhaseGrace, rundir.ErrCancelled)})
 	if got := msText(none.TTFT, sla.P50); got != "–" || none.Requests != 0 || none.CutOff != 1 {
 		t.Errorf("all cancelled: TTFT %q requests %d cancelled %d, want –, 0, 1", got, none.Requests, none.CutOff)
 	}

@@ -110,11 +110,11 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 }
 
 // logStepDone logs one concise line per finished step (always, at info, so a
-// non-terminal stderr shows progress too): segment, load, requests, errors, cancelled,
-// TTFT p50/p95, elapsed and the remaining estimate, counted as the SLA judge and the
-// analysis count them (stepSample).
+// non-terminal stderr shows progress too): segment, load, requests, errors, unfinished,
+// TTFT p50/p95 of the finished requests, elapsed and the remaining estimate, counted as
+// the SLA judge and the analysis count them (logSample).
 func (rn *runner) logStepDone(st plan.Step, results []stepResult) {
-	c := stepSample(results)
+	c := logSample(results)
 	var left time.Duration
 	for _, s := range rn.meta.Steps {
 		if s.Index > st.Index {
@@ -123,11 +123,32 @@ func (rn *runner) logStepDone(st plan.Step, results []stepResult) {
 	}
 	args := []any{"segment", st.Segment, st.Schedule, st.Load(), "requests", c.Requests, "errors", c.Errors}
 	if c.CutOff > 0 {
-		args = append(args, "cancelled", c.CutOff)
+		args = append(args, "unfinished", c.CutOff)
 	}
 	args = append(args, "ttft_p50_ms", msText(c.TTFT, sla.P50), "ttft_p95_ms", msText(c.TTFT, sla.P95),
 		"elapsed", time.Since(rn.started).Round(time.Second), "eta", left.Round(time.Second))
 	rn.log.Info(fmt.Sprintf("step %s done", rn.stepOf(st)), args...)
+}
+
+// logSample is stepSample with the unfinished requests counted in CutOff only: the
+// step-done line's latencies are the finished requests' (the judge's own summaries
+// also hold the unfinished ones' waits, as lower bounds).
+func logSample(results []stepResult) sla.Sample {
+	var c sla.Collector
+	cut := 0
+	for _, r := range results {
+		if r.rec.Phase == rundir.PhaseWarmup {
+			continue
+		}
+		if q := sla.RecordRequest(r.rec); q.Unfinished {
+			cut++
+		} else {
+			c.Add(q)
+		}
+	}
+	s := c.Sample()
+	s.CutOff = cut
+	return s
 }
 
 // stepOf numbers a step for the console: "3/16", or "3 (capacity search)" when a

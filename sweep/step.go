@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -41,7 +42,11 @@ type stepResult struct {
 //
 // Phase rules: a request's phase is the stage at which it was claimed (scheduled):
 // warm-up or measure. A measure request that finishes after the window closed is
-// recorded as grace; one still pending at the end of the grace period is cancelled
+// recorded as grace. The step ends at the end of the grace period, or earlier when its
+// wall-time bound (plan.Step.Timeout) expires; a request still in flight then is
+// unfinished (error_class unfinished, its wait so far in waited_ms: a censored
+// observation the SLA judge counts), recorded as grace whatever stage claimed it, since
+// it was in flight through the window. An interruption (ctx) cancels them instead
 // (error_class cancelled). No request is sent after the window closes.
 type stepRun struct {
 	rn    *runner
@@ -49,8 +54,8 @@ type stepRun struct {
 	wl    *workload
 	trace *segmentGen // trace steps: the trace segment
 
-	reqCtx     context.Context // requests; cancelled at the end of grace
-	cancelReqs context.CancelFunc
+	reqCtx     context.Context // requests; cancelled at the end of the step (errStepEnded) or an interruption
+	cancelReqs context.CancelCauseFunc
 	sendCtx    context.Context // senders; cancelled when the window closes
 	stopSend   context.CancelFunc
 	reqWG      sync.WaitGroup // open-loop request goroutines
@@ -72,11 +77,17 @@ type stepRun struct {
 	measureEnd   time.Time
 	maxInflight  int
 	early        errorWatch // the early stop on errors (early_stop.go)
+	cutAt        time.Time  // when the step's requests were cancelled (the end of the step)
+	boundCut     bool       // the wall-time bound ended the step
 }
+
+// errStepEnded is the cause with which the step cancels its requests still in flight
+// when it ends (grace period over or wall-time bound expired): they are unfinished.
+var errStepEnded = errors.New("still in flight when the step ended")
 
 func newStepRun(rn *runner, st plan.Step, wl *workload, trace *segmentGen) *stepRun {
 	s := &stepRun{rn: rn, st: st, wl: wl, trace: trace, wake: make(chan struct{}, 1)}
-	s.reqCtx, s.cancelReqs = context.WithCancel(context.Background())
+	s.reqCtx, s.cancelReqs = context.WithCancelCause(context.Background())
 	s.sendCtx, s.stopSend = context.WithCancel(context.Background())
 	return s
 }
@@ -152,13 +163,11 @@ func (s *stepRun) execute(j *job, rec *rundir.Record, scheduled time.Time) {
 	if !scheduled.IsZero() {
 		rec.ScheduledNs = unixNs(scheduled)
 	}
+	began := time.Now()
 	answer := s.rn.client.Do(s.reqCtx, &j.req, rec)
 	end := time.Now()
 	if s.reqCtx.Err() != nil && !rec.OK() {
-		rec.Status, rec.ErrorClass = rundir.StatusError, rundir.ErrCancelled
-		if rec.Error == "" {
-			rec.Error = "cancelled: still pending at the end of the grace period or interrupted"
-		}
+		s.markCut(rec, began)
 	}
 	if rec.ScheduledNs != 0 && rec.SentNs != 0 && rec.ScheduleLagMs == nil {
 		lag := float64(rec.SentNs-rec.ScheduledNs) / 1e6
@@ -167,6 +176,30 @@ func (s *stepRun) execute(j *job, rec *rundir.Record, scheduled time.Time) {
 	s.wl.done(j, answer, rec.OK(), end)
 	s.rn.progress.observe(rec)
 	s.finish(stepResult{rec: rec, end: end})
+}
+
+// markCut classifies a failed request that the step's cancellation stopped: unfinished,
+// with its wait up to the cut in WaitedMs, when the step ended; cancelled when an
+// interruption did.
+func (s *stepRun) markCut(rec *rundir.Record, began time.Time) {
+	rec.Status = rundir.StatusError
+	if !errors.Is(context.Cause(s.reqCtx), errStepEnded) {
+		rec.ErrorClass = rundir.ErrCancelled
+		if rec.Error == "" {
+			rec.Error = "cancelled: interrupted"
+		}
+		return
+	}
+	s.mu.Lock()
+	cut := unixNs(s.cutAt)
+	s.mu.Unlock()
+	from := rec.SentNs
+	if from == 0 {
+		from = unixNs(began)
+	}
+	waited := max(float64(cut-from)/1e6, 0)
+	rec.ErrorClass, rec.WaitedMs = rundir.ErrUnfinished, &waited
+	rec.Error = fmt.Sprintf("unfinished: still in flight when the step ended, after %.0f ms", waited)
 }
 
 // waitFor blocks until cond holds (checked under s.mu), deadline passes (zero: none) or
@@ -211,40 +244,98 @@ func (s *stepRun) run(ctx context.Context) (sum rundir.StepSummary, results []st
 	}
 	s.mu.Unlock()
 	go s.sender()
+	bctx, cancelBound := context.WithDeadline(ctx, s.start.Add(s.timeout()))
+	defer cancelBound()
 	interrupted := false
 	if w.Requests > 0 || w.Duration > 0 {
 		var dl time.Time
 		if w.Duration > 0 {
 			dl = s.start.Add(w.Duration)
 		}
-		interrupted = !s.waitFor(ctx, dl, func() bool {
+		if !s.waitFor(bctx, dl, func() bool {
 			warmed := s.warmDone
 			if s.trace != nil {
 				warmed = s.warmSent // the trace's timeline goes on; measure from the next request
 			}
 			return (w.Requests > 0 && warmed >= w.Requests) || (s.senderDone && s.inflight == 0)
-		})
+		}) {
+			interrupted = ctx.Err() != nil
+			if !interrupted { // the bound expired in warm-up: an empty window, closed at once
+				s.closeWindow(true)
+			}
+		}
 	}
-	if !interrupted {
-		sum, interrupted = s.measure(ctx)
+	if !interrupted && !s.windowClosed() {
+		sum, interrupted = s.measure(ctx, bctx)
 	}
 	if interrupted {
 		s.stopSend()
 	}
-	s.cancelReqs()
+	s.endRequests(interrupted)
 	s.waitAll()
 	s.rn.scrape.setStep(-1)
 	results = s.finalize()
 	sum = s.summarize(sum, results)
+	sum.CutByStepTimeout = s.boundCut
+	if s.boundCut {
+		s.rn.log.Warn("step cut by its wall-time bound", "step", s.st.Index, "bound", s.timeout(),
+			"unfinished", sum.Unfinished)
+	}
 	if interrupted {
 		return sum, results, ErrInterrupted
 	}
 	return sum, results, nil
 }
 
-// measure runs the hooks, the measurement window and the grace period; it reports
-// whether ctx interrupted it.
-func (s *stepRun) measure(ctx context.Context) (sum rundir.StepSummary, interrupted bool) {
+// timeout is the step's wall-time bound: plan.Step.Timeout, or the plan's derived one
+// for a step written without it.
+func (s *stepRun) timeout() time.Duration {
+	if s.st.Timeout > 0 {
+		return s.st.Timeout
+	}
+	return s.rn.plan.StepTimeout(s.st)
+}
+
+// closeWindow closes the measurement window now (opening it first when the bound
+// expired in warm-up) and stops the senders; bound says the wall-time bound did it.
+func (s *stepRun) closeWindow(bound bool) {
+	s.mu.Lock()
+	now := time.Now()
+	if s.measureStart.IsZero() {
+		s.measureStart = now
+	}
+	if s.measureEnd.IsZero() {
+		s.measureEnd = now
+	}
+	s.stage = stageClosed
+	s.boundCut = s.boundCut || bound
+	s.mu.Unlock()
+	s.stopSend()
+}
+
+func (s *stepRun) windowClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.measureEnd.IsZero()
+}
+
+// endRequests cancels the requests still in flight: by the interruption, or as the end
+// of the step (they are unfinished, cut now).
+func (s *stepRun) endRequests(interrupted bool) {
+	if interrupted {
+		s.cancelReqs(ErrInterrupted)
+		return
+	}
+	s.mu.Lock()
+	s.cutAt = time.Now()
+	s.mu.Unlock()
+	s.cancelReqs(errStepEnded)
+}
+
+// measure runs the hooks, the measurement window and the grace period, the waits
+// bounded by bctx (ctx with the step's wall-time bound); it reports whether ctx
+// interrupted it. When the bound expires the window (or grace period) ends there.
+func (s *stepRun) measure(ctx, bctx context.Context) (sum rundir.StepSummary, interrupted bool) {
 	if h := s.rn.opts.Hook; h != nil {
 		if err := h.BeforeMeasure(ctx, s.st, s.rn.dir); err != nil {
 			sum.CaptureError = fmt.Sprintf("before measure: %v", err)
@@ -264,23 +355,23 @@ func (s *stepRun) measure(ctx context.Context) (sum rundir.StepSummary, interrup
 	if dur > 0 {
 		dl = s.measureStart.Add(dur)
 	}
-	if !s.waitFor(ctx, dl, func() bool {
+	if !s.waitFor(bctx, dl, func() bool {
 		return (n > 0 && s.measureSent >= n && s.measureDone >= n) || (s.senderDone && s.inflight == 0) || s.stoppedEarly()
-	}) {
+	}) && ctx.Err() != nil {
 		// Interrupted: still close the hook (e.g. stop a running capture).
 		s.afterMeasure(context.WithoutCancel(ctx), &sum)
 		return sum, true
 	}
-	s.mu.Lock()
-	s.stage = stageClosed
-	s.measureEnd = time.Now()
-	s.mu.Unlock()
-	s.stopSend()
+	bound := bctx.Err() != nil
+	s.closeWindow(bound)
 	s.afterMeasure(ctx, &sum)
 	s.rn.progress.stepPhase("grace")
-	if s.st.Grace > 0 {
-		if !s.waitFor(ctx, s.measureEnd.Add(s.st.Grace), func() bool { return s.inflight == 0 }) {
-			return sum, true
+	if s.st.Grace > 0 && !bound {
+		if !s.waitFor(bctx, s.measureEnd.Add(s.st.Grace), func() bool { return s.inflight == 0 }) {
+			if ctx.Err() != nil {
+				return sum, true
+			}
+			s.closeWindow(true) // the bound expired in the grace period
 		}
 	}
 	return sum, false
@@ -320,7 +411,8 @@ func (s *stepRun) waitAll() {
 // finalize assigns grace phases and returns the results in completion order. A measure
 // request is grace when it ended after the window closed: a successful one at its last
 // content event (end_ns, the time the analysis uses), a failed one when Do returned (so
-// one cancelled at the end of the grace period is grace).
+// one unfinished at the end of the step is grace). An unfinished request claimed in
+// warm-up is grace too: it was in flight through the whole window, and is judged.
 func (s *stepRun) finalize() []stepResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -333,7 +425,10 @@ func (s *stepRun) finalize() []stepResult {
 		if r.rec.OK() && r.rec.EndNs != 0 {
 			end = r.rec.EndNs
 		}
-		if r.rec.Phase == rundir.PhaseMeasure && end > closed {
+		switch {
+		case r.rec.Phase == rundir.PhaseMeasure && end > closed:
+			r.rec.Phase = rundir.PhaseGrace
+		case r.rec.Phase == rundir.PhaseWarmup && r.rec.ErrorClass == rundir.ErrUnfinished:
 			r.rec.Phase = rundir.PhaseGrace
 		}
 	}

@@ -49,8 +49,11 @@ func (s *stepRun) summarize(sum rundir.StepSummary, results []stepResult) rundir
 		}
 		if !r.rec.OK() {
 			sum.Errors++
-			if r.rec.ErrorClass == rundir.ErrCancelled {
+			switch r.rec.ErrorClass {
+			case rundir.ErrCancelled:
 				sum.Cancelled++
+			case rundir.ErrUnfinished:
+				sum.Unfinished++
 			}
 		}
 		if r.rec.OK() && rundir.OverMaxTokens(r.rec.IntendedOutputTokens, r.rec.OutputTokens) {

@@ -16,6 +16,10 @@ import (
 // ThresholdMs is the ladder's SLA: TTFT p95 ≤ 500 ms (and the default 1% error rate).
 const ThresholdMs = 500
 
+// CutOffWaitMs is the wait of each step's unfinished request (ms): below every finished
+// TTFT of the ladder.
+const CutOffWaitMs = 50.0
+
 // SLA returns the ladder's SLA.
 func SLA() plan.SLA {
 	return plan.SLA{TTFTMs: map[string]float64{"p95": ThresholdMs}, MaxErrorRate: 0.01}
@@ -88,8 +92,10 @@ func (s Step) PlanStep(i int) plan.Step {
 // 10 ms apart from startNs: one warm-up request (TTFT 10 s: never judged), then the
 // measured requests, each successful with OutputTokens tokens, TTFT from TTFTMs (in a
 // shuffled order, so no user may rely on sorted input), E2E = TTFT + 70 ms and ITL
-// 10 ms, then one grace-phase request cut off at the end of the grace period
-// (cancelled: outside the error rate, which it would otherwise break).
+// 10 ms, then one grace-phase request still in flight when the step ended, after a
+// 50 ms wait without a token (unfinished: outside the error rate, which it would
+// otherwise break; a censored TTFT below every finished one, so it changes no
+// percentile the judge estimates).
 func (s Step) Records(runID string, i int, startNs int64) []rundir.Record {
 	n := len(s.TTFTMs)
 	out := make([]rundir.Record, 0, n+2)
@@ -109,7 +115,8 @@ func (s Step) Records(runID string, i int, startNs int64) []rundir.Record {
 	}
 	cut := rec(n+1, rundir.PhaseGrace, 0)
 	cut.TTFTMs, cut.TTFOMs, cut.ITLMs, cut.E2EMs, cut.FirstTokenNs = nil, nil, nil, nil, 0
-	cut.EndNs, cut.OutputTokens, cut.Chunks, cut.FinishReason = cut.SentNs+2_000_000_000, 0, 0, ""
-	cut.Status, cut.ErrorClass, cut.Error = rundir.StatusError, rundir.ErrCancelled, "cut off at the end of the grace period"
+	waited := CutOffWaitMs
+	cut.EndNs, cut.OutputTokens, cut.Chunks, cut.FinishReason, cut.WaitedMs = 0, 0, 0, "", &waited
+	cut.Status, cut.ErrorClass, cut.Error = rundir.StatusError, rundir.ErrUnfinished, "unfinished: still in flight when the step ended"
 	return append(out, cut)
 }
