@@ -38,8 +38,7 @@ import (
 //     server that hangs half its requests after the headers fails).
 //
 // Each case's expected classes are in its row of faultMatrix and nowhere else; a case
-// that fails on today's code names the product fix it waits for (waitsFor), which
-// every failure message repeats.
+// names the product behaviour it guards (guards), which every failure message repeats.
 
 // maxClientRSSKiB bounds `llmcap sweep`'s peak resident set (VmHWM) in every case:
 // 200 MiB. A healthy run of these plans peaks near 35 MiB; the bound leaves room for
@@ -48,20 +47,17 @@ import (
 // stream here).
 const maxClientRSSKiB = 200 << 10
 
-// Record classes the matrix expects that today's rundir may not define yet: the
-// verdicts fix's class for a request still in flight at the step's end, and the
-// client fix's class for an answer past the maximum response size.
 const (
 	classOK          = "ok" // a successful record (status ok, no error class)
-	classUnfinished  = "unfinished"
-	classTooLarge    = "response_too_large"
+	classUnfinished  = rundir.ErrUnfinished
+	classTooLarge    = rundir.ErrResponseTooLarge
 	faultStepSeconds = 2 // each case's measurement window, s
 )
 
 // hungClasses are the acceptable classes of a request the server never answers:
-// a client timeout, or still in flight at the step's end (unfinished; today's
-// cancelled).
-var hungClasses = []string{rundir.ErrTimeoutFirstByte, rundir.ErrTimeoutIdle, classUnfinished, rundir.ErrCancelled}
+// a client timeout, or still in flight at the step's end (unfinished; never cancelled,
+// which only an interruption gives).
+var hungClasses = []string{rundir.ErrTimeoutFirstByte, rundir.ErrTimeoutIdle, classUnfinished}
 
 // faultCase is one row of the fault matrix.
 type faultCase struct {
@@ -85,8 +81,9 @@ type faultCase struct {
 	// failed (or never finished) requests fails; event_20MB states none (its giant
 	// answers may be read, slowly, or refused).
 	meetsSLA *bool
-	// waitsFor names the product fix of issue #14 the case needs (empty: passes today).
-	waitsFor string
+	// guards names the product behaviour of issue #14 the case checks (empty: the
+	// control).
+	guards string
 }
 
 // every returns a Script answering every request with f.
@@ -149,7 +146,7 @@ var faultMatrix = []faultCase{
 		// Retry-After: 1 over a 1.5 s burst of 429s: each of the 4 slots may send
 		// about 2 (at 0 s and 1 s); a client that ignores it sends thousands.
 		maxAnswered: map[ssetest.Fault]int{ssetest.FaultTooMany: 16},
-		waitsFor:    "honour Retry-After on 429 (issue #14: fast failures back off)",
+		guards:      "honour Retry-After on 429 (issue #14: fast failures back off)",
 	},
 	{
 		name:     "503_backoff",
@@ -158,7 +155,7 @@ var faultMatrix = []faultCase{
 		expect:   okAnd(ssetest.FaultUnavailable, rundir.ErrHTTP5xx),
 		// A bounded exponential backoff sends tens of requests per slot at most.
 		maxAnswered: map[ssetest.Fault]int{ssetest.FaultUnavailable: 200},
-		waitsFor:    "back off a failing slot on 503 (issue #14: fast failures back off)",
+		guards:      "back off a failing slot on 503 (issue #14: fast failures back off)",
 	},
 	{
 		name:     "in_band_error",
@@ -177,7 +174,7 @@ var faultMatrix = []faultCase{
 		cfg:      ssetest.FaultConfig{Script: alternate(ssetest.FaultHang)},
 		expect:   okAnd(ssetest.FaultHang, hungClasses...),
 		meetsSLA: slaFails,
-		waitsFor: "requests that never finish count in the SLA (issue #14: censored latencies, unfinished in the error share)",
+		guards:   "requests that never finish count in the SLA (issue #14: censored latencies, unfinished in the error share)",
 	},
 	{
 		name:     "slow_drip",
@@ -210,15 +207,15 @@ var faultMatrix = []faultCase{
 		concurrency: 2,
 		// A well-formed 20 MB event is either read (ok) or refused for its size; it is
 		// not a decoding error.
-		expect:   okAnd(ssetest.FaultHugeEvent, classOK, classTooLarge),
-		waitsFor: "a giant event is read or refused as response_too_large, not decode (issue #14: bounded memory)",
+		expect: okAnd(ssetest.FaultHugeEvent, classOK, classTooLarge),
+		guards: "a giant event is read or refused as response_too_large, not decode (issue #14: bounded memory)",
 	},
 	{
 		name:     "garbage_bytes",
 		meetsSLA: slaFails,
 		cfg:      ssetest.FaultConfig{Script: alternate(ssetest.FaultGarbage)},
 		expect:   okAnd(ssetest.FaultGarbage, rundir.ErrDecode),
-		waitsFor: "garbage non-SSE bytes are classed decode (issue #14: bad input)",
+		guards:   "garbage non-SSE bytes are classed decode (issue #14: bad input)",
 	},
 	{
 		name:     "content_length_lie",
@@ -229,8 +226,8 @@ var faultMatrix = []faultCase{
 			}
 			return ssetest.FaultNone
 		}},
-		expect:   okAnd(ssetest.FaultShortLength, rundir.ErrHTTP4xx),
-		waitsFor: "drop the connection after a framing doubt (issue #14: short Content-Length)",
+		expect: okAnd(ssetest.FaultShortLength, rundir.ErrHTTP4xx),
+		guards: "drop the connection after a framing doubt (issue #14: short Content-Length)",
 	},
 	{
 		name:     "http_1_0",
@@ -247,7 +244,7 @@ var faultMatrix = []faultCase{
 		// written on a connection the server was closing.
 		unseen:    map[string]int{rundir.ErrConnect: -1, rundir.ErrStreamTruncated: 4},
 		maxUnseen: 200,
-		waitsFor:  "back off a slot whose connects are refused (issue #14: fast failures back off)",
+		guards:    "back off a slot whose connects are refused (issue #14: fast failures back off)",
 	},
 	{
 		name:        "never_ending_stream",
@@ -255,8 +252,8 @@ var faultMatrix = []faultCase{
 		cfg:         ssetest.FaultConfig{Script: every(ssetest.FaultEndless)},
 		concurrency: 2,
 		expect: map[ssetest.Fault][]string{ssetest.FaultEndless: {
-			classTooLarge, rundir.ErrTimeoutRequest, classUnfinished, rundir.ErrCancelled}},
-		waitsFor: "keep a bounded prefix of each answer (issue #14: bounded memory)",
+			classTooLarge, rundir.ErrTimeoutRequest, classUnfinished}},
+		guards: "keep a bounded prefix of each answer (issue #14: bounded memory)",
 	},
 }
 
@@ -287,8 +284,8 @@ func runFaultCase(t *testing.T, bin string, fc faultCase) {
 	fail := func(format string, args ...any) {
 		t.Helper()
 		msg := fmt.Sprintf(format, args...)
-		if fc.waitsFor != "" {
-			msg += " [waits for: " + fc.waitsFor + "]"
+		if fc.guards != "" {
+			msg += " [guards: " + fc.guards + "]"
 		}
 		t.Error(msg)
 	}
