@@ -96,8 +96,13 @@ func TestClientNeverEndingStreamBounded(t *testing.T) {
 		if growth > 24<<20 {
 			t.Errorf("heap in use grew by %.1f MiB, want ≤ 24 MiB", float64(growth)/(1<<20))
 		}
-		if alloc > received/20 {
-			t.Errorf("%d bytes allocated for %d received, want < 1/20", alloc, received)
+		// The race detector's instrumentation allocates on its own (about 2× here).
+		bound := received / 20
+		if raceEnabled {
+			bound = received / 5
+		}
+		if alloc > bound {
+			t.Errorf("%d bytes allocated for %d received, want < %d", alloc, received, bound)
 		}
 	})
 }
