@@ -362,7 +362,7 @@ func maskSpans(list []string, spans []span) []string {
 		}
 		return spans[i].start < spans[j].start
 	})
-	next := map[int]int{} // per element: where the last replaced span starts
+	next := map[int]int{}                  // per element: where the last replaced span starts
 	for i := len(spans) - 1; i >= 0; i-- { // replace from the end, skipping overlaps
 		s := spans[i]
 		if n, ok := next[s.elem]; ok && s.end > n {

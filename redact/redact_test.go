@@ -122,7 +122,7 @@ func TestRedactorMasksEveryJSONFormOfAnOddKey(t *testing.T) {
 	const key = `sk-AB/CD<&>"KEYzq22`
 	r := New(key)
 	pyBody := `{"error": {"message": "bad auth Bearer sk-AB/CD<&>\"KEYzq22"}}` // json.dumps: no HTML escaping
-	record, err := json.Marshal(map[string]string{"error": pyBody})         // Go: HTML-escaped, escaped twice
+	record, err := json.Marshal(map[string]string{"error": pyBody})            // Go: HTML-escaped, escaped twice
 	if err != nil {
 		t.Fatal(err)
 	}
