@@ -39,6 +39,9 @@ func TestRedactedMasksEverySecretOfThePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	red := string(b)
+	if again, _ := json.Marshal(p.Redacted().Redacted()); string(again) != red {
+		t.Errorf("redacting a redacted plan changes it:\n%s\n%s", again, red)
+	}
 	for _, s := range planSecrets {
 		if strings.Contains(red, s) {
 			t.Errorf("Redacted holds %q: %s", s, red)

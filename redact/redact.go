@@ -33,12 +33,13 @@ type Redactor struct {
 // New returns a Redactor for secrets: each value of at least MinLen bytes and the forms
 // it takes in encoded JSON (escapeForms: escaped with and without HTML escaping, "/" as
 // "\/", and each of those escaped once more, as in a JSON error body quoted in a JSON
-// record). Empty and shorter values are ignored.
+// record). Empty and shorter values are ignored, and so are values holding Mask (a
+// masked plan's "Bearer REDACTED"), so that redacting is idempotent.
 func New(secrets ...string) *Redactor {
 	seen := map[string]bool{}
 	var list []string
 	for _, s := range secrets {
-		if len(s) < MinLen || s == Mask {
+		if len(s) < MinLen || strings.Contains(s, Mask) { // already masked ("Bearer REDACTED")
 			continue
 		}
 		for _, f := range escapeForms(s) {

@@ -14,7 +14,7 @@ func secretTinyPlan(t *testing.T, secret string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	yaml := strings.Replace(string(b), "extra_body: {ignore_eos: true}", "extra_body: {ignore_eos: true, api_key: "+secret+"}", 1)
+	yaml := strings.Replace(string(b), "extra_body: {ignore_eos: true}", "extra_body: {ignore_eos: true, api_key: "+secret+", headers: {authorization: 'Bearer "+secret+"'}}", 1)
 	p := filepath.Join(t.TempDir(), "secret.yaml")
 	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestResumeOfAPlanWithSecretsNeedsThePlanFile(t *testing.T) {
 		strings.Contains(string(meta), secret) {
 		t.Errorf("run.json lacks redacted_fields or holds the secret:\n%s", meta)
 	}
-	want := "target.extra_body.api_key), so the target would get \"REDACTED\" for them; pass the original plan file: " +
+	want := "target.extra_body.api_key, target.extra_body.headers.authorization), so the target would get \"REDACTED\" for them; pass the original plan file: " +
 		"llmcap sweep --resume " + dir + " -c PLAN"
 	for _, args := range [][]string{{"sweep", "--resume", dir}, {"sweep", "--resume", dir, "--set", "target.request_timeout=1m"}} {
 		r := llmcap(t, nil, args...)

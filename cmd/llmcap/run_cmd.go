@@ -103,8 +103,8 @@ func newSweepCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&resume, "resume", "", "continue the interrupted run in this directory with the plan stored "+
-		"in its run.json; with -c, the file's plan is used only when it equals the run's but for target.url, the API key, "+
-		"the metrics endpoints and the timeouts")
+		"in its run.json (a plan whose secrets run.json masks needs -c with the original plan file); with -c, the file's "+
+		"plan is used only when it equals the run's but for target.url, the API key, the metrics endpoints and the timeouts")
 	cmd.Flags().BoolVar(&sf.forceResume, "force", false, "with --resume and -c: resume even when the plan differs from "+
 		"the run's in other fields (same steps only); the run then mixes measurements of both plans")
 	sf.register(cmd)
