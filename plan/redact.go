@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/llmcap/llmcap/redact"
 )
@@ -12,9 +13,13 @@ const RedactedMask = redact.Mask
 // Redacted returns a deep copy of p that is safe to write to outputs and logs: the API
 // key is cleared; in target.url and target.metrics_urls the password of the user info
 // and secret-looking query parameters are masked (redact.URL); in target.launch the
-// values of secret-looking environment entries (redact.Env: HF_TOKEN=…, …_API_KEY=…)
-// and of secret-looking flags and KEY=VALUE words of the command (redact.Argv:
-// --api-key X, --hf-token=X, HF_TOKEN=X vllm serve) are masked. p is unchanged.
+// values of secret-looking environment entries and the secrets of other values
+// (redact.Env: HF_TOKEN=…, VLLM_ARGS=--api-key …) and of secret-looking flags and
+// KEY=VALUE words of the command (redact.Argv: --api-key X, --hf-token=X, HF_TOKEN=X
+// vllm serve) are masked; in target.extra_body the values under secret-looking keys and
+// the secrets of other strings (redact.Tree). Then p's Redactor masks every string of
+// the copy, so a known secret repeated elsewhere (a URL's password as a bare argument)
+// and the generic shapes (Bearer TOKEN in a script) are masked too. p is unchanged.
 func (p *Plan) Redacted() *Plan {
 	var c Plan
 	b, err := json.Marshal(p)
@@ -39,13 +44,62 @@ func (p *Plan) Redacted() *Plan {
 		l2.Command, _ = redact.Argv(l.Command)
 		c.Target.Launch = &l2
 	}
-	return &c
+	if c.Target.ExtraBody != nil {
+		m, _ := redact.Tree(c.Target.ExtraBody)
+		c.Target.ExtraBody, _ = m.(map[string]any)
+	}
+	return redactStrings(&c, p.Redactor())
+}
+
+// redactStrings returns c with r applied to every string it holds (through its JSON
+// form); c itself when that form does not round-trip.
+func redactStrings(c *Plan, r *redact.Redactor) *Plan {
+	var tree any
+	b, err := json.Marshal(c)
+	if err == nil {
+		err = json.Unmarshal(b, &tree)
+	}
+	if err != nil {
+		return c
+	}
+	b, err = json.Marshal(mapStrings(tree, r.String))
+	var out Plan
+	if err == nil {
+		err = json.Unmarshal(b, &out)
+	}
+	if err != nil {
+		return c
+	}
+	return &out
+}
+
+// mapStrings returns a copy of the JSON value v with f applied to every string (not to
+// object keys).
+func mapStrings(v any, f func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return f(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = mapStrings(e, f)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = mapStrings(e, f)
+		}
+		return out
+	}
+	return v
 }
 
 // Secrets lists p's secret values: the API key; what redact.URL finds in target.url and
 // each of target.metrics_urls (user-info password, its Basic-auth base64, secret query
 // parameters); what redact.Env and redact.Argv find in target.launch's environment and
-// command. Redacted masks each where it stands; Redactor masks them in any text.
+// command; what redact.Tree finds in target.extra_body. Redacted masks each where it
+// stands; Redactor masks them in any text.
 func (p *Plan) Secrets() []string {
 	var out []string
 	if p.Target.APIKey != "" {
@@ -59,6 +113,10 @@ func (p *Plan) Secrets() []string {
 		_, s := redact.Env(l.Env)
 		out = append(out, s...)
 		_, s = redact.Argv(l.Command)
+		out = append(out, s...)
+	}
+	if p.Target.ExtraBody != nil {
+		_, s := redact.Tree(p.Target.ExtraBody)
 		out = append(out, s...)
 	}
 	return out
@@ -78,6 +136,18 @@ func (p *Plan) Redactor() *redact.Redactor {
 func redactURL(raw string) string {
 	s, _ := redact.URL(raw)
 	return s
+}
+
+// userInfoHint is, for a URL with user info ("scheme://…@"), the advice to
+// percent-encode its special characters (a "#", "/", "?" or space in a password makes
+// the URL unparsable or moves the password into the path); "" otherwise.
+func userInfoHint(raw string) string {
+	scheme := strings.Index(raw, "://")
+	if scheme < 0 || strings.LastIndexByte(raw, '@') < scheme {
+		return ""
+	}
+	return "; percent-encode special characters of a user name or password in a URL " +
+		"(# as %23, / as %2F, ? as %3F, @ as %40, : as %3A, a space as %20)"
 }
 
 // redactEnv is a launch environment entry with a secret value masked (redact.Env).

@@ -54,7 +54,7 @@ func oneOf(list []string) string {
 func checkURL(ps *problems, path, raw string) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		ps.add(path, redactURL(raw), "must be an http:// or https:// URL with a host (or %q for url)", TargetSimulator)
+		ps.add(path, redactURL(raw), "must be an http:// or https:// URL with a host (or %q for url)%s", TargetSimulator, userInfoHint(raw))
 		return
 	}
 	checkPort(ps, path, raw)

@@ -30,22 +30,23 @@ type Redactor struct {
 	replacer *strings.Replacer
 }
 
-// New returns a Redactor for secrets: each value of at least MinLen bytes, and its JSON
-// string escaping when that differs (so it is found in encoded JSON too). Empty and
-// shorter values are ignored.
+// New returns a Redactor for secrets: each value of at least MinLen bytes and the forms
+// it takes in encoded JSON (escapeForms: escaped with and without HTML escaping, "/" as
+// "\/", and each of those escaped once more, as in a JSON error body quoted in a JSON
+// record). Empty and shorter values are ignored, and so are values holding Mask (a
+// masked plan's "Bearer REDACTED"), so that redacting is idempotent.
 func New(secrets ...string) *Redactor {
 	seen := map[string]bool{}
 	var list []string
-	add := func(s string) {
-		if len(s) >= MinLen && !seen[s] && s != Mask {
-			seen[s] = true
-			list = append(list, s)
-		}
-	}
 	for _, s := range secrets {
-		add(s)
-		if b, err := json.Marshal(s); err == nil {
-			add(string(b[1 : len(b)-1]))
+		if len(s) < MinLen || strings.Contains(s, Mask) { // already masked ("Bearer REDACTED")
+			continue
+		}
+		for _, f := range escapeForms(s) {
+			if !seen[f] {
+				seen[f] = true
+				list = append(list, f)
+			}
 		}
 	}
 	sort.Slice(list, func(i, j int) bool {
@@ -65,6 +66,40 @@ func New(secrets ...string) *Redactor {
 	return r
 }
 
+// escapeForms is s and the forms JSON encoders give it: Go's (HTML-escaped: "<" as
+// \u003c), Python's and most others' (only '"' and '\' and controls escaped), with "/"
+// as "\/" (PHP), and each of these escaped a second time.
+func escapeForms(s string) []string {
+	forms := []string{s}
+	seen := map[string]bool{s: true}
+	for depth := 0; depth < 2; depth++ {
+		for _, f := range forms {
+			for _, html := range []bool{true, false} {
+				e := jsonEscape(f, html)
+				for _, g := range []string{e, strings.ReplaceAll(e, "/", `\/`)} {
+					if !seen[g] {
+						seen[g] = true
+						forms = append(forms, g)
+					}
+				}
+			}
+		}
+	}
+	return forms
+}
+
+// jsonEscape is s encoded as a JSON string, without the quotes, HTML-escaped or not.
+func jsonEscape(s string, html bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	if err := enc.Encode(s); err != nil {
+		return s
+	}
+	out := bytes.TrimSpace(b.Bytes())
+	return string(out[1 : len(out)-1])
+}
+
 // Secrets returns how many secret values (with their JSON forms) r searches for.
 func (r *Redactor) Secrets() int {
 	if r == nil {
@@ -77,7 +112,7 @@ func (r *Redactor) Secrets() int {
 var urlUserInfoRE = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)([^\s/?#@:"'<>]*):([^\s/?#@"'<>]+)@`)
 
 // bearerRE matches a bearer credential ("Bearer <token>", as in an Authorization header).
-var bearerRE = regexp.MustCompile(`\b([Bb]earer)\s+[A-Za-z0-9\-._~+/]{8,}=*`)
+var bearerRE = regexp.MustCompile(`\b([Bb]earer)\s+([A-Za-z0-9\-._~+/]{8,}=*)`)
 
 // String returns s with every secret replaced by Mask, URL passwords masked
 // ("http://user:REDACTED@host") and bearer tokens masked ("Bearer REDACTED").

@@ -2,9 +2,11 @@ package redact
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,6 +36,10 @@ func TestArgvReadsAShellCommandWordByWord(t *testing.T) {
 	if masked[2] != `HF_TOKEN=REDACTED exec vllm serve --password 'REDACTED' --port 1` {
 		t.Errorf("masked = %q", masked[2])
 	}
+	masked, secrets = Argv([]string{"sh", "-c", `curl -H 'Authorization: Bearer tok-abcdefgh' http://h; exec srv`})
+	if !reflect.DeepEqual(secrets, []string{"tok-abcdefgh"}) || masked[2] != `curl -H 'Authorization: Bearer REDACTED' http://h; exec srv` {
+		t.Errorf("bearer in a script: %q %q", masked, secrets)
+	}
 }
 
 func TestURLMasksUserInfoAndSecretQuery(t *testing.T) {
@@ -52,7 +58,7 @@ func TestURLMasksUserInfoAndSecretQuery(t *testing.T) {
 
 func TestSecretName(t *testing.T) {
 	for name, want := range map[string]bool{"--api-key": true, "HF_TOKEN": true, "apiKey": true, "access_token": true,
-		"DB_PASSWORD": true, "--max-num-batched-tokens": false, "--tokenizer": false, "--ssl-keyfile": false, "PORT": false} {
+		"DB_PASSWORD": true, "Authorization": true, "--max-tokens": false, "--max-num-batched-tokens": false, "--tokenizer": false, "--ssl-keyfile": false, "PORT": false} {
 		if SecretName(name) != want {
 			t.Errorf("SecretName(%q) = %v", name, !want)
 		}
@@ -109,5 +115,86 @@ func TestWriterRedactsLinesAcrossWrites(t *testing.T) {
 	w.Close()
 	if buf.String() != "a REDACTED b\nc REDACTED" {
 		t.Errorf("after Close: %q", buf.String())
+	}
+}
+
+func TestRedactorMasksEveryJSONFormOfAnOddKey(t *testing.T) {
+	const key = `sk-AB/CD<&>"KEYzq22`
+	r := New(key)
+	pyBody := `{"error": {"message": "bad auth Bearer sk-AB/CD<&>\"KEYzq22"}}` // json.dumps: no HTML escaping
+	record, err := json.Marshal(map[string]string{"error": pyBody})            // Go: HTML-escaped, escaped twice
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{key, "Bearer " + key, pyBody, string(record), `sk-AB\/CD<&>\"KEYzq22`,
+		`sk-AB/CD\u003c\u0026\u003e\"KEYzq22`} {
+		got := r.String(in)
+		if strings.Contains(got, "KEYzq22") || strings.Contains(got, "sk-AB") || !strings.Contains(got, Mask) {
+			t.Errorf("String(%s) = %s", in, got)
+		}
+	}
+	if got := r.String(pyBody); got != `{"error": {"message": "bad auth Bearer REDACTED"}}` {
+		t.Errorf("the exact key is masked before the generic Bearer shape: %s", got)
+	}
+}
+
+func TestEnvFindsSecretsInOtherValues(t *testing.T) {
+	masked, secrets := Env([]string{"HF_TOKEN=tok-1111", "VLLM_ARGS=--api-key envarg-2222 --port 8000",
+		"DATABASE_URL=postgres://u:dbpw-3333@h/db", "PORT=8000"})
+	want := []string{"HF_TOKEN=REDACTED", "VLLM_ARGS=--api-key REDACTED --port 8000",
+		"DATABASE_URL=postgres://u:REDACTED@h/db", "PORT=8000"}
+	if !reflect.DeepEqual(masked, want) {
+		t.Errorf("masked = %q", masked)
+	}
+	for _, s := range []string{"tok-1111", "envarg-2222", "dbpw-3333"} {
+		if !slices.Contains(secrets, s) {
+			t.Errorf("secrets %q lack %q", secrets, s)
+		}
+	}
+}
+
+func TestURLMasksAPasswordURLParseRejects(t *testing.T) {
+	for _, pw := range []string{"HASH#zq66", "SL/zq68", "Q?zq69", "sp ace zq70", "12/zq71"} {
+		raw := "http://u:" + pw + "@127.0.0.1:1/v1"
+		m, s := URL(raw)
+		if m != "http://u:REDACTED@127.0.0.1:1/v1" || !slices.Contains(s, pw) {
+			t.Errorf("URL(%q) = %q, %q", raw, m, s)
+		}
+	}
+	if m, s := URL("http://TOK#zq72@h/v1"); m != "http://REDACTED@h/v1" || !slices.Contains(s, "TOK#zq72") {
+		t.Errorf("token user info: %q %q", m, s)
+	}
+}
+
+func TestURLMasksSignatureQueries(t *testing.T) {
+	m, s := URL("https://h/m?sv=2022&sig=sig-111&code=code-222&X-Amz-Signature=amz-333&X-Amz-Credential=AKIA%2F444&n=1")
+	if m != "https://h/m?sv=2022&sig=REDACTED&code=REDACTED&X-Amz-Signature=REDACTED&X-Amz-Credential=REDACTED&n=1" {
+		t.Errorf("masked = %s", m)
+	}
+	if want := []string{"sig-111", "code-222", "amz-333", "AKIA%2F444", "AKIA/444"}; !reflect.DeepEqual(s, want) {
+		t.Errorf("secrets = %q, want %q", s, want)
+	}
+}
+
+func TestTreeMasksSecretKeysAndFreeText(t *testing.T) {
+	in := map[string]any{"api_key": "eb-key-1111", "ignore_eos": true, "max_token": 1000,
+		"headers":  map[string]any{"Authorization": "Bearer eb-bearer-2222", "X-Trace": "t"},
+		"metadata": map[string]any{"note": "run with --hf-token eb-flag-3333", "tags": []any{"Bearer eb-free-4444", "a"}},
+		"secrets":  []any{"eb-list-5555"}}
+	masked, secrets := Tree(in)
+	want := map[string]any{"api_key": Mask, "ignore_eos": true, "max_token": 1000,
+		"headers":  map[string]any{"Authorization": "Bearer " + Mask, "X-Trace": "t"},
+		"metadata": map[string]any{"note": "run with --hf-token " + Mask, "tags": []any{"Bearer " + Mask, "a"}},
+		"secrets":  []any{Mask}}
+	if !reflect.DeepEqual(masked, want) {
+		t.Errorf("masked = %#v", masked)
+	}
+	for _, s := range []string{"eb-key-1111", "eb-bearer-2222", "Bearer eb-bearer-2222", "eb-flag-3333", "eb-free-4444", "eb-list-5555"} {
+		if !slices.Contains(secrets, s) {
+			t.Errorf("secrets %q lack %q", secrets, s)
+		}
+	}
+	if in["api_key"] != "eb-key-1111" {
+		t.Error("Tree changed its input")
 	}
 }

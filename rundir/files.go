@@ -19,16 +19,20 @@ const (
 // RunMeta is run.json: the resolved plan (secrets redacted), tool version, host, the
 // target's /v1/models answer, and the run's state.
 type RunMeta struct {
-	RunID       string      `json:"run_id"`
-	ToolVersion string      `json:"tool_version"`
-	Host        string      `json:"host"`
-	StartedAt   time.Time   `json:"started_at"`
-	FinishedAt  *time.Time  `json:"finished_at,omitempty"`
-	State       string      `json:"state"` // running | interrupted | complete | failed
-	Plan        plan.Plan   `json:"plan"`
-	Steps       []plan.Step `json:"steps"`
-	Models      any         `json:"models,omitempty"` // the target's GET /v1/models body
-	Target      TargetInfo  `json:"target"`
+	RunID       string     `json:"run_id"`
+	ToolVersion string     `json:"tool_version"`
+	Host        string     `json:"host"`
+	StartedAt   time.Time  `json:"started_at"`
+	FinishedAt  *time.Time `json:"finished_at,omitempty"`
+	State       string     `json:"state"` // running | interrupted | complete | failed
+	Plan        plan.Plan  `json:"plan"`
+	// RedactedFields are the fields of Plan whose secrets are masked
+	// (plan.Plan.MaskedFields: "target.url", "target.launch.command[5]"): a resume
+	// needs the original plan file (-c) to send their real values.
+	RedactedFields []string    `json:"redacted_fields,omitempty"`
+	Steps          []plan.Step `json:"steps"`
+	Models         any         `json:"models,omitempty"` // the target's GET /v1/models body
+	Target         TargetInfo  `json:"target"`
 	// Warnings are the sweep's warnings about the measurement's validity, typed by
 	// kind (e.g. WarnNotStreaming: the server ignored stream:true, so TTFT = E2E); an
 	// older run.json's plain strings read as WarnLegacy warnings.

@@ -157,7 +157,7 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 		rn.runID = newRunID(p.Name)
 		host, _ := os.Hostname()
 		rn.meta = &rundir.RunMeta{RunID: rn.runID, ToolVersion: rn.opts.Version, Host: host,
-			StartedAt: time.Now().UTC(), Plan: *p.Redacted(), Steps: p.Steps()}
+			StartedAt: time.Now().UTC(), Plan: *p.Redacted(), RedactedFields: p.MaskedFields(), Steps: p.Steps()}
 		if p.Ladder.Search != nil {
 			rn.meta.Steps = []plan.Step{} // the searches choose them (runSearches)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/redact"
 )
 
 // planOutput is `llmcap plan --json`: the resolved plan (secrets redacted), its steps
@@ -45,11 +46,19 @@ func newPlanCmd(g *globals) *cobra.Command {
 			if p.Ladder.Search != nil {
 				_, total = p.SearchEstimate()
 			}
+			// Every line goes through the plan's Redactor, like every other writer.
+			out := redact.NewWriter(cmd.OutOrStdout(), p.Redactor())
 			if asJSON {
-				return printJSON(cmd, planOutput{Plan: p.Redacted(), Steps: steps, Constraints: p.Constraints(),
+				cmd.SetOut(out)
+				err = printJSON(cmd, planOutput{Plan: p.Redacted(), Steps: steps, Constraints: p.Constraints(),
 					EstimatedNs: total, Estimated: total.Round(time.Second).String()})
+			} else {
+				err = printPlan(out, p, steps, total)
 			}
-			return printPlan(cmd.OutOrStdout(), p, steps, total)
+			if cerr := out.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("plan: %w", cerr)
+			}
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the resolved plan, steps and estimate as JSON")

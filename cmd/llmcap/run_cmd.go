@@ -80,7 +80,7 @@ func newSweepCmd(g *globals) *cobra.Command {
 			dir := resume
 			switch {
 			case resume != "" && g.v.GetString("config") == "" && len(g.set) == 0:
-				p, err = planFromRun(resume)
+				p, err = storedPlanToResume(resume)
 			case resume != "":
 				p, err = g.resumePlan(resume, sf.forceResume)
 			default:
@@ -103,8 +103,8 @@ func newSweepCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&resume, "resume", "", "continue the interrupted run in this directory with the plan stored "+
-		"in its run.json; with -c, the file's plan is used only when it equals the run's but for target.url, the API key, "+
-		"the metrics endpoints and the timeouts")
+		"in its run.json (a plan whose secrets run.json masks needs -c with the original plan file); with -c, the file's "+
+		"plan is used only when it equals the run's but for target.url, the API key, the metrics endpoints and the timeouts")
 	cmd.Flags().BoolVar(&sf.forceResume, "force", false, "with --resume and -c: resume even when the plan differs from "+
 		"the run's in other fields (same steps only); the run then mixes measurements of both plans")
 	sf.register(cmd)
@@ -118,7 +118,7 @@ func newSweepCmd(g *globals) *cobra.Command {
 // (rundir.CheckResume: force accepts other differences); otherwise it is refused,
 // saying why.
 func (g *globals) resumePlan(dir string, force bool) (*plan.Plan, error) {
-	stored, err := planFromRun(dir)
+	stored, masked, err := planFromRun(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,9 @@ func (g *globals) resumePlan(dir string, force bool) (*plan.Plan, error) {
 	var p *plan.Plan
 	if g.v.GetString("config") == "" {
 		src, drop = "--set", "--set"
-		p, err = g.storedPlanWithSet(dir, stored)
+		if p, err = g.storedPlanWithSet(dir, stored); err == nil {
+			err = refuseMasked(dir, p.StillMasked(masked))
+		}
 	} else {
 		p, err = g.loadPlan()
 	}
@@ -188,20 +190,46 @@ func (g *globals) storedPlanWithSet(dir string, stored *plan.Plan) (*plan.Plan, 
 }
 
 // planFromRun re-reads the plan stored in dir/run.json and resolves its API key again
-// (the key is never stored).
-func planFromRun(dir string) (*plan.Plan, error) {
+// (the key is never stored); masked are the plan's fields whose secrets run.json masks
+// (RunMeta.RedactedFields; nil for a run.json older than that record).
+func planFromRun(dir string) (p *plan.Plan, masked []string, err error) {
 	meta, err := rundir.ReadMeta(dir)
 	if err != nil {
-		return nil, fmt.Errorf("resume %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("resume %s: %w", dir, err)
 	}
-	p := &meta.Plan
+	p = &meta.Plan
 	if err := p.ResolveAPIKey(); err != nil {
-		return nil, fmt.Errorf("resume %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("resume %s: %w", dir, err)
 	}
 	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("resume %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("resume %s: %w", dir, err)
+	}
+	return p, meta.RedactedFields, nil
+}
+
+// storedPlanToResume is the plan stored in dir/run.json for `sweep --resume dir`
+// without -c or --set; refused when it holds masked secrets (refuseMasked).
+func storedPlanToResume(dir string) (*plan.Plan, error) {
+	p, masked, err := planFromRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseMasked(dir, p.StillMasked(masked)); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// refuseMasked is the refusal to resume dir with a plan whose fields still hold the
+// mask where run.json masked a secret (a password, a key: the target would get the
+// word REDACTED); nil when there are none.
+func refuseMasked(dir string, fields []string) error {
+	if len(fields) == 0 {
+		return nil
+	}
+	return fmt.Errorf("--resume %s: %s keeps the plan with its secrets masked (in %s), so the target would get %q "+
+		"for them; pass the original plan file: llmcap sweep --resume %s -c PLAN",
+		dir, filepath.Join(dir, rundir.FileRun), strings.Join(fields, ", "), plan.RedactedMask, shellQuote(dir))
 }
 
 // sweep runs sweep.Run with Ctrl-C handling, optional CPU profiling and Nsight capture.
@@ -234,7 +262,7 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 	err := sweep.Run(ctx, p, opts)
 	switch {
 	case errors.Is(err, sweep.ErrInterrupted) || (err != nil && ctx.Err() != nil):
-		return &exitError{code: 130, err: interruptedSweep(dir)}
+		return &exitError{code: 130, err: interruptedSweep(dir, g.v.GetString("config"))}
 	case err != nil:
 		return sweepError(err)
 	}
@@ -254,8 +282,10 @@ func sweepError(err error) error {
 // interruptedSweep is the error of a sweep stopped by Ctrl-C: where its completed steps
 // are and how to resume; when no step completed, how many records the unfinished step
 // left (a resume runs it again), or that nothing was measured when there are none (a
-// Ctrl-C during the target's start or preflight).
-func interruptedSweep(dir string) error {
+// Ctrl-C during the target's start or preflight). planPath is the -c plan file (for
+// resumeCommand).
+func interruptedSweep(dir, planPath string) error {
+	resume := resumeCommand(dir, planPath)
 	if completedSteps(dir) == 0 {
 		if n := recordCount(dir); n > 0 {
 			kept := plural(n, "record") + " are"
@@ -263,14 +293,31 @@ func interruptedSweep(dir string) error {
 				kept = "1 record is"
 			}
 			return fmt.Errorf("interrupted before the first step completed: its %s kept in %s "+
-				"(the analysis leaves an unfinished step out; a resume runs it again); resume with: llmcap sweep --resume %s",
-				kept, filepath.Join(dir, rundir.FileRecords), shellQuote(dir))
+				"(the analysis leaves an unfinished step out; a resume runs it again); resume with: %s",
+				kept, filepath.Join(dir, rundir.FileRecords), resume)
 		}
 		return fmt.Errorf("interrupted before any step completed: nothing was measured "+
-			"(run again, or resume with: llmcap sweep --resume %s)", shellQuote(dir))
+			"(run again, or resume with: %s)", resume)
 	}
 	return fmt.Errorf("interrupted: completed steps are saved in %s; "+
-		"resume with: llmcap sweep --resume %s", dir, shellQuote(dir))
+		"resume with: %s", dir, resume)
+}
+
+// resumeCommand is the command that resumes dir: `llmcap sweep --resume DIR`, and
+// `-c PLAN` (planPath, or the word PLAN when it is unknown) with a note when run.json
+// masks secrets of the plan (RunMeta.RedactedFields), which only the original plan
+// file holds.
+func resumeCommand(dir, planPath string) string {
+	cmd := "llmcap sweep --resume " + shellQuote(dir)
+	meta, err := rundir.ReadMeta(dir)
+	if err != nil || len(meta.RedactedFields) == 0 {
+		return cmd
+	}
+	file := "PLAN"
+	if planPath != "" {
+		file = shellQuote(planPath)
+	}
+	return cmd + " -c " + file + " (the original plan file: " + rundir.FileRun + " masks its secrets)"
 }
 
 // recordCount counts the records of dir's records.jsonl (0 when it is missing or

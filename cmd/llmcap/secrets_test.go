@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,15 +20,21 @@ import (
 
 // Unique secrets, one per place a secret can stand in a plan or come back from a server.
 const (
-	secretURLPass     = "sekrit-url-pass-7f3a"     // target.url's password
-	secretMetricsPass = "sekrit-metrics-pass-2b9c" // a metrics_urls password
-	secretQueryToken  = "sekrit-query-token-5d1e"  // a metrics_urls ?access_token=
-	secretCmdKey      = "sekrit-cmd-apikey-8a4f"   // launch.command: --api-key X
-	secretCmdFlag     = "sekrit-cmd-hftoken-3c7b"  // launch.command: --hf-token=X
-	secretCmdEnvWord  = "sekrit-cmd-envword-6e2d"  // launch.command: HF_TOKEN=X in a shell script
-	secretLaunchEnv   = "sekrit-launch-env-9f1a"   // launch.env: HF_TOKEN=X
-	secretAPIKey      = "sekrit-api-key-4b8e"      // target.api_key_env's value
-	secretDownPass    = "sekrit-down-pass-1c5f"    // the password of a target that is down
+	secretURLPass     = "sekrit-url-pass-7f3a"               // target.url's password
+	secretMetricsPass = "sekrit-metrics-pass-2b9c"           // a metrics_urls password
+	secretQueryToken  = "sekrit-query-token-5d1e"            // a metrics_urls ?access_token=
+	secretCmdKey      = "sekrit-cmd-apikey-8a4f"             // launch.command: --api-key X
+	secretCmdFlag     = "sekrit-cmd-hftoken-3c7b"            // launch.command: --hf-token=X
+	secretCmdEnvWord  = "sekrit-cmd-envword-6e2d"            // launch.command: HF_TOKEN=X in a shell script
+	secretLaunchEnv   = "sekrit-launch-env-9f1a"             // launch.env: HF_TOKEN=X
+	secretAPIKey      = `sekrit-api/key<&>"` + secretKeyTail // target.api_key_env's value (JSON- and HTML-escaped when echoed)
+	secretKeyTail     = "sekrit-key-tail-4b8e"               // what a half-masked key leaves
+	secretDownPass    = "sekrit-down-pass-1c5f"              // the password of a target that is down
+	secretBodyKey     = "sekrit-body-apikey-7d3c"            // extra_body: {api_key: X}
+	secretBodyBearer  = "sekrit-body-bearer-2e8a"            // extra_body: {headers: {authorization: Bearer X}}
+	secretEnvArgs     = "sekrit-env-args-5b1d"               // launch.env: VLLM_ARGS=--api-key X
+	secretDSNPass     = "sekrit-dsn-pass-9a4c"               // launch.env: DATABASE_URL=postgres://u:X@h/db
+	secretSASSig      = "sekrit-sas-sig-3f6e"                // a metrics_urls &sig=
 )
 
 // authServer is an OpenAI-compatible target on 127.0.0.1 that answers only requests
@@ -72,8 +79,11 @@ func (s *authServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if s.echoProbe || n%5 == 0 {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprintf(w, `{"error":{"message":"bad request from %s (password %s, key %s)","type":"invalid_request_error"}}`,
-				auth, pass, s.apiKey)
+			enc := json.NewEncoder(w) // like Python's json.dumps: '"' escaped, '<&>' not
+			enc.SetEscapeHTML(false)
+			enc.Encode(map[string]any{"error": map[string]string{ //nolint:errcheck // the client sees what arrives
+				"message": fmt.Sprintf("bad request from %s (password %s, key %s)", auth, pass, s.apiKey),
+				"type":    "invalid_request_error"}})
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -99,17 +109,19 @@ name: secrets
 target:
   url: http://alice:%[2]s@%[1]s/v1
   model: m
-  metrics_urls: ['http://mon:%[3]s@%[1]s/metrics?access_token=%[4]s']
+  metrics_urls: ['http://mon:%[3]s@%[1]s/metrics?access_token=%[4]s&sig=%[13]s']
   metrics_interval: 200ms
+  extra_body: {api_key: %[9]s, headers: {authorization: 'Bearer %[10]s'}}
   launch:
-    command: [sh, -c, 'echo "server args: $* env: $HF_TOKEN"; HF_TOKEN=%[7]s exec sleep 300', sh, --api-key, %[5]s, --hf-token=%[6]s]
-    env: [HF_TOKEN=%[8]s, PORT=1]
+    command: [sh, -c, 'echo "server args: $* env: $HF_TOKEN $VLLM_ARGS $DATABASE_URL"; HF_TOKEN=%[7]s exec sleep 300', sh, --api-key, %[5]s, --hf-token=%[6]s, %[2]s]
+    env: [HF_TOKEN=%[8]s, PORT=1, 'VLLM_ARGS=--api-key %[11]s', 'DATABASE_URL=postgres://u:%[12]s@h/db']
     ready_timeout: 20s
 segments:
   - {name: chat, weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 3}}
 ladder: {concurrency: [1, 2], duration: 1s, grace: 200ms}
 sla: {ttft_ms: {p95: 500}}
-`, hostPort, secretURLPass, secretMetricsPass, secretQueryToken, secretCmdKey, secretCmdFlag, secretCmdEnvWord, secretLaunchEnv)
+`, hostPort, secretURLPass, secretMetricsPass, secretQueryToken, secretCmdKey, secretCmdFlag, secretCmdEnvWord, secretLaunchEnv,
+		secretBodyKey, secretBodyBearer, secretEnvArgs, secretDSNPass, secretSASSig)
 	p := filepath.Join(t.TempDir(), "secrets.yaml")
 	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
@@ -120,7 +132,8 @@ sla: {ttft_ms: {p95: 500}}
 // allSecrets are the secrets and the forms a server sees them in (Basic credentials).
 func allSecrets() []string {
 	return []string{secretURLPass, secretMetricsPass, secretQueryToken, secretCmdKey, secretCmdFlag, secretCmdEnvWord,
-		secretLaunchEnv, secretAPIKey, secretDownPass,
+		secretLaunchEnv, secretAPIKey, secretDownPass, secretBodyKey, secretBodyBearer, secretEnvArgs, secretDSNPass, secretSASSig,
+		secretKeyTail,
 		base64.StdEncoding.EncodeToString([]byte("alice:" + secretURLPass)),
 		base64.StdEncoding.EncodeToString([]byte("mon:" + secretMetricsPass))}
 }
@@ -260,6 +273,28 @@ func TestSecretsStayOutOfEveryOutput(t *testing.T) {
 		}
 		if s.unauthorised.Load() != 0 {
 			t.Errorf("%d requests lacked the API key", s.unauthorised.Load())
+		}
+		assertNoSecret(t, "console output", r.stdout+r.stderr)
+		assertRunDirClean(t, dir)
+	})
+
+	t.Run("odd API key echoed under load", func(t *testing.T) {
+		s := &authServer{apiKey: secretAPIKey}
+		srv := httptest.NewServer(s)
+		defer srv.Close()
+		dir := filepath.Join(t.TempDir(), "run")
+		r := llmcap(t, []string{"LLMCAP_SECRET_TEST_KEY=" + secretAPIKey}, "run", "-c", tinyPlan(t), "-o", dir,
+			"--log-level", "debug", "--set", "target.url=http://"+srv.Listener.Addr().String()+"/v1",
+			"--set", "target.model=m", "--set", "target.api_key_env=LLMCAP_SECRET_TEST_KEY",
+			"--set", "report.formats=[pdf,xlsx,json,md,csv]", "--set", "sla.max_error_rate=1")
+		if r.code != 0 {
+			t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+		}
+		if s.unauthorised.Load() != 0 || s.chats.Load() < 10 {
+			t.Errorf("%d requests lacked the API key, %d chats", s.unauthorised.Load(), s.chats.Load())
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "records.jsonl")); !strings.Contains(string(b), "from Bearer REDACTED (password , key REDACTED)") {
+			t.Errorf("records.jsonl lacks the masked echo:\n%.3000s", b)
 		}
 		assertNoSecret(t, "console output", r.stdout+r.stderr)
 		assertRunDirClean(t, dir)
