@@ -121,6 +121,9 @@ func (p *Plan) checkSearch(ps *problems) {
 			ps.add(pre+f.name, f.v, "must be > 0")
 		case s.Integer() && f.v != math.Trunc(f.v):
 			ps.add(pre+f.name, f.v, "must be a whole number when searching over %s", s.Over)
+		default:
+			limit, unit := loadLimit(s.Schedule())
+			atMostFloat(ps, pre+f.name, f.v, limit, unit)
 		}
 	}
 	if s.Start > s.Max {
@@ -132,6 +135,7 @@ func (p *Plan) checkSearch(ps *problems) {
 	if s.MaxSteps < 2 {
 		ps.add(pre+"max_steps", s.MaxSteps, "must be >= 2 (one step cannot bracket a capacity)")
 	}
+	atMostInt(ps, pre+"max_steps", s.MaxSteps, MaxSearchSteps, "steps per search")
 	if !(s.Growth > 1) || math.IsInf(s.Growth, 0) {
 		ps.add(pre+"growth", s.Growth, "must be > 1")
 	}
@@ -186,12 +190,12 @@ func (p *Plan) SearchEstimate() (steps int, d time.Duration) {
 	for _, o := range p.Steps() {
 		if o.Schedule == ScheduleTrace {
 			steps++
-			d += o.Estimated
+			d = addDur(d, o.Estimated)
 			continue
 		}
 		load := s.Start
 		for k := 0; k < s.MaxSteps; k++ {
-			d += p.StepAt(0, o.Segment, math.Min(load, s.Max)).Estimated
+			d = addDur(d, p.StepAt(0, o.Segment, math.Min(load, s.Max)).Estimated)
 			load *= 2
 			steps++
 		}

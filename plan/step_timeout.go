@@ -29,6 +29,6 @@ func (p *Plan) StepTimeout(s Step) time.Duration {
 	if est <= 0 {
 		est = p.EstimateStep(s)
 	}
-	fixed := s.Warmup.Duration + s.Duration + s.Grace + StepTimeoutMargin
-	return max(fixed, StepTimeoutFactor*est, StepTimeoutFloor)
+	fixed := addDur(s.Warmup.Duration, s.Duration, s.Grace, StepTimeoutMargin)
+	return max(fixed, satDur(StepTimeoutFactor*float64(est)), StepTimeoutFloor)
 }
