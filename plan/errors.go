@@ -226,6 +226,9 @@ func typeWord(t reflect.Type) string {
 	case reflect.Slice:
 		return "a list of " + strings.TrimPrefix(typeWord(t.Elem()), "a ")
 	case reflect.Map:
+		if t == reflect.TypeOf(map[Percentile]float64(nil)) { // an SLA metric's thresholds
+			return "a mapping of statistic to ms, e.g. {p95: 500}"
+		}
 		return "a mapping"
 	case reflect.Struct, reflect.Pointer:
 		return "a mapping (key: value)"

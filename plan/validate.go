@@ -50,11 +50,12 @@ func oneOf(list []string) string {
 	return "must be one of " + strings.Join(list, ", ")
 }
 
-// checkURL requires an absolute http(s) URL with a host.
-func checkURL(ps *problems, path, raw string) {
+// checkURL requires an absolute http(s) URL with a host; hint is added to the message
+// (e.g. target.url's alternative, "simulator").
+func checkURL(ps *problems, path, raw, hint string) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		ps.add(path, redactURL(raw), "must be an http:// or https:// URL with a host (or %q for url)", TargetSimulator)
+		ps.add(path, redactURL(raw), "must be an http:// or https:// URL with a host%s", hint)
 		return
 	}
 	checkPort(ps, path, raw)
@@ -94,7 +95,7 @@ func positiveDur(ps *problems, path string, d time.Duration) {
 func (p *Plan) checkTarget(ps *problems) {
 	t := p.Target
 	if !t.IsSimulator() {
-		checkURL(ps, "target.url", t.URL)
+		checkURL(ps, "target.url", t.URL, fmt.Sprintf(" (or %q for the embedded simulator)", TargetSimulator))
 		if t.Model == "" {
 			ps.add("target.model", "", "must name the served model when target.url is a server")
 		}
@@ -106,7 +107,7 @@ func (p *Plan) checkTarget(ps *problems) {
 		ps.add("target.temperature", t.Temperature, "must be >= 0")
 	}
 	for i, u := range t.MetricsURLs {
-		checkURL(ps, fmt.Sprintf("target.metrics_urls[%d]", i), u)
+		checkURL(ps, fmt.Sprintf("target.metrics_urls[%d]", i), u, " (a Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics)")
 	}
 	positiveDur(ps, "target.metrics_interval", t.MetricsInterval)
 	nonNegDur(ps, "target.connect_timeout", t.ConnectTimeout)
