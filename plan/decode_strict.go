@@ -5,14 +5,21 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"strconv"
 	"time"
 )
 
-// errNotInteger is the message prefix of integralHook's error, read by decodeProblem.
-const errNotInteger = "not an integer: "
+// errNotInteger and errTooLarge are the message prefixes of integralHook's errors,
+// read by decodeProblem.
+const (
+	errNotInteger = "not an integer: "
+	errTooLarge   = "too large for an integer: "
+)
 
 // integralHook refuses a number with a fraction (or NaN/Inf) for an integer field:
-// mapstructure would truncate concurrency: [1.5] to 1 without a word.
+// mapstructure would truncate concurrency: [1.5] to 1 without a word. It also refuses
+// a number past the int64 range (9223372036854775808, 1e30), which mapstructure would
+// wrap to a negative one; the message shows it as written.
 func integralHook(_ reflect.Type, t reflect.Type, data any) (any, error) {
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -25,6 +32,11 @@ func integralHook(_ reflect.Type, t reflect.Type, data any) (any, error) {
 	}
 	var f float64
 	switch x := data.(type) {
+	case uint64:
+		if x > math.MaxInt64 && t.Kind() != reflect.Uint64 && t.Kind() != reflect.Uint {
+			return nil, fmt.Errorf("%s%d", errTooLarge, x)
+		}
+		return data, nil
 	case float64:
 		f = x
 	case float32:
@@ -34,6 +46,9 @@ func integralHook(_ reflect.Type, t reflect.Type, data any) (any, error) {
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) {
 		return nil, fmt.Errorf("%s%g", errNotInteger, f)
+	}
+	if f >= math.MaxInt64 || f < math.MinInt64 { // float64(MaxInt64) is 2^63, already past it
+		return nil, fmt.Errorf("%s%s", errTooLarge, strconv.FormatFloat(f, 'g', -1, 64))
 	}
 	return data, nil
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"regexp"
 	"sort"
@@ -183,6 +184,9 @@ func decodeProblem(de *mapstructure.DecodeError) problems {
 		out.add(name, ue.Value, "must be %s", typeWord(ue.Expected.Type()))
 	case strings.Contains(msg, errNotInteger):
 		out.add(name, raw(msg[strings.Index(msg, errNotInteger)+len(errNotInteger):]), "must be an integer")
+	case strings.Contains(msg, errTooLarge):
+		out.add(name, raw(msg[strings.Index(msg, errTooLarge)+len(errTooLarge):]),
+			"must be an integer far below %d (a 64-bit integer; the field's own limit is lower)", int64(math.MaxInt64))
 	case notMappingRE.MatchString(msg):
 		got := notMappingRE.FindStringSubmatch(msg)[1]
 		out.add(name, raw("a "+got), "must be a mapping (key: value) with the keys %s", knownKeys(name))
@@ -222,6 +226,9 @@ func typeWord(t reflect.Type) string {
 	case reflect.Slice:
 		return "a list of " + strings.TrimPrefix(typeWord(t.Elem()), "a ")
 	case reflect.Map:
+		if t == reflect.TypeOf(map[Percentile]float64(nil)) { // an SLA metric's thresholds
+			return "a mapping of statistic to ms, e.g. {p95: 500}"
+		}
 		return "a mapping"
 	case reflect.Struct, reflect.Pointer:
 		return "a mapping (key: value)"

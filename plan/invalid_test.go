@@ -357,9 +357,10 @@ func TestLoadMissingFile(t *testing.T) {
 }
 
 // TestLoadInvalidTrace: a trace file that exists but cannot be replayed (empty, not its
-// format, no row in the window, timestamps or a time-scaled span that overflow) is a
-// problem at segments[i].trace.file naming the format and why, not a warning after
-// which the plan is accepted.
+// format, no row in the window, timestamps or a time-scaled span that overflow, token
+// counts out of range) is a problem at segments[i].trace.file naming the format ("a
+// Mooncake", "an Azure") and the reason alone, every row by its 1-based file line, not
+// a warning after which the plan is accepted.
 func TestLoadInvalidTrace(t *testing.T) {
 	mooncake := func(ts ...string) string {
 		var b strings.Builder
@@ -378,10 +379,16 @@ func TestLoadInvalidTrace(t *testing.T) {
 		{"timestamp overflows", "mooncake", mooncake("0", "1e14"), "", "line 2: timestamp 1e+14 ms is out of range (must be >= 0 and < 4.612e+12 ms)"},
 		{"negative timestamp", "mooncake", mooncake("-5", "0"), "", "line 1: timestamp -5 ms is out of range"},
 		{"time-scaled span overflows", "mooncake", mooncake("0", "4e12"), ", time_scale: 10",
-			"row 1 comes 1.27e+03 years after the window's first row once scaled by time_scale 10"},
-		{"azure header only", "azure", "TIMESTAMP,ContextTokens,GeneratedTokens\n", "", "no rows in window"},
+			"line 2 comes 1.27e+03 years after the window's first row once scaled by time_scale 10"},
+		{"negative tokens after a blank line", "mooncake", "\n" + `{"timestamp": 0, "input_length": -10, "output_length": 5}` + "\n", "",
+			"line 2: negative token count (prompt -10, output 5)"},
+		{"tokens past the cap", "mooncake", `{"timestamp": 0, "input_length": 20000000, "output_length": 5}` + "\n", "",
+			"line 1: token count above 10000000 (prompt 20000000, output 5)"},
+		{"azure header only", "azure", "TIMESTAMP,ContextTokens,GeneratedTokens\n", "", "no rows in window start_row=0 rows=0 (the file has 0 data rows"},
 		{"azure year 2300", "azure", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9799600,10,5\n2300-01-01 00:00:00.0000000,10,5\n", "",
-			"row 1: TIMESTAMP 2300-01-01 00:00:00.0000000 is out of range"},
+			"line 3: TIMESTAMP 2300-01-01 00:00:00.0000000 is out of range"},
+		{"azure bad timestamp", "azure", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9799600,10,5\n9999-99-99 99:99:99,1,1\n", "",
+			`line 3: TIMESTAMP: parsing time "9999-99-99 99:99:99"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -395,9 +402,14 @@ func TestLoadInvalidTrace(t *testing.T) {
 				t.Fatalf("Load: got %v, want one problem", err)
 			}
 			p := ve.Problems[0]
-			want := "must be a " + tc.format + " trace with at least one row in the window"
-			if p.Path != "segments[0].trace.file" || !strings.Contains(p.Error(), want) || !strings.Contains(p.Error(), tc.contains) {
-				t.Errorf("problem %q, want one at segments[0].trace.file saying %q and %q", p.Error(), want, tc.contains)
+			want := map[string]string{"mooncake": "must be a Mooncake trace: ", "azure": "must be an Azure trace: "}[tc.format] + tc.contains
+			if p.Path != "segments[0].trace.file" || !strings.Contains(p.Error(), want) {
+				t.Errorf("problem %q, want one at segments[0].trace.file saying %q", p.Error(), want)
+			}
+			for _, not := range []string{"at least one row in the window", "trace " + filepath.Join(filepath.Dir(path), "trace.data") + ":", "row 0", "row 1:"} {
+				if strings.Contains(p.Error(), not) {
+					t.Errorf("problem %q says %q (a prefix unrelated to the reason, the file twice, or a 0-based row)", p.Error(), not)
+				}
 			}
 		})
 	}

@@ -176,14 +176,17 @@ func readError(path string, err error) error {
 }
 
 // without drops problems whose path is (under) a path already reported by decoding, so a
-// wrongly typed field is not also reported as "must be > 0".
+// wrongly typed field is not also reported as "must be > 0"; a problem about every item
+// of a list ("segments[*].weight": the weights' sum) is dropped when one item's field
+// is already reported ("segments[1].weight: heavy").
 func without(ps, decoded problems) problems {
 	var out problems
 	for _, p := range ps {
 		dup := false
 		for _, d := range decoded {
 			if d.Path != "" && (p.Path == d.Path || strings.HasPrefix(p.Path, d.Path+".") ||
-				strings.HasPrefix(p.Path, d.Path+"[") || strings.HasPrefix(d.Path, p.Path+"[")) {
+				strings.HasPrefix(p.Path, d.Path+"[") || strings.HasPrefix(d.Path, p.Path+"[") ||
+				anyItem(p.Path, d.Path)) {
 				dup = true
 				break
 			}
@@ -193,6 +196,18 @@ func without(ps, decoded problems) problems {
 		}
 	}
 	return out
+}
+
+// anyItem reports whether path, which names every item of a list with "[*]", names
+// item's field for some index: anyItem("segments[*].weight", "segments[2].weight").
+func anyItem(path, item string) bool {
+	head, tail, ok := strings.Cut(path, "[*]")
+	if !ok || !strings.HasPrefix(item, head+"[") || !strings.HasSuffix(item, "]"+tail) {
+		return false
+	}
+	idx := item[len(head)+1 : len(item)-len(tail)-1]
+	_, err := strconv.Atoi(idx)
+	return err == nil
 }
 
 // envKeys lists the dotted keys of every scalar (or scalar-list) field reachable through

@@ -57,8 +57,10 @@ func TestDemoPlan(t *testing.T) {
 	}
 	steps := p.Steps()
 	n, total := p.SearchEstimate()
-	if total <= time.Minute || total > 3*time.Minute || n != s.MaxSteps {
-		t.Errorf("demo bound %v over %d steps, want between 1 and 3 minutes over max_steps", total, n)
+	l := p.Ladder // each step: at most its warm-up, window, whole grace and the overhead allowance
+	perStep := l.Warmup.Duration + l.Duration + l.Grace + l.Cooldown + StepOverhead
+	if total != time.Duration(s.MaxSteps)*perStep || n != s.MaxSteps || total <= time.Minute || total > 4*time.Minute {
+		t.Errorf("demo bound %v over %d steps, want %d × %v (between 1 and 4 minutes)", total, n, s.MaxSteps, perStep)
 	}
 	if len(steps) != 1 || steps[0].Segment != MixSegment || steps[0].Users != int(s.Start) {
 		t.Errorf("opening steps %+v, want the mix's search at %g users", steps, s.Start)

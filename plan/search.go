@@ -121,6 +121,9 @@ func (p *Plan) checkSearch(ps *problems) {
 			ps.add(pre+f.name, f.v, "must be > 0")
 		case s.Integer() && f.v != math.Trunc(f.v):
 			ps.add(pre+f.name, f.v, "must be a whole number when searching over %s", s.Over)
+		default:
+			limit, unit := loadLimit(s.Schedule())
+			atMostFloat(ps, pre+f.name, f.v, limit, unit)
 		}
 	}
 	if s.Start > s.Max {
@@ -132,6 +135,7 @@ func (p *Plan) checkSearch(ps *problems) {
 	if s.MaxSteps < 2 {
 		ps.add(pre+"max_steps", s.MaxSteps, "must be >= 2 (one step cannot bracket a capacity)")
 	}
+	atMostInt(ps, pre+"max_steps", s.MaxSteps, MaxSearchSteps, "steps per search")
 	if !(s.Growth > 1) || math.IsInf(s.Growth, 0) {
 		ps.add(pre+"growth", s.Growth, "must be > 1")
 	}
@@ -178,21 +182,25 @@ func (p *Plan) StepAt(i int, name string, load float64) Step {
 	return p.newStep(i, name, ScheduleConcurrency, int(math.Round(load)), 0)
 }
 
-// SearchEstimate is the wall time a search plan may take: every search running its
-// MaxSteps at the loads of a doubling ladder from Start (a bound for planning, not a
-// prediction: a search usually stops earlier).
+// SearchEstimate is the most wall time a search plan's steps take (a bound for
+// planning, not a prediction: a search usually stops earlier): every search running its
+// MaxSteps steps, each taking its StepBound at the load among the search's start, max
+// and smallest load where that is largest. The target's start-up and preflight are not
+// included.
 func (p *Plan) SearchEstimate() (steps int, d time.Duration) {
 	s := p.Ladder.Search
 	for _, o := range p.Steps() {
 		if o.Schedule == ScheduleTrace {
 			steps++
-			d += o.Estimated
+			d = addDur(d, p.StepBound(o))
 			continue
 		}
-		load := s.Start
-		for k := 0; k < s.MaxSteps; k++ {
-			d += p.StepAt(0, o.Segment, math.Min(load, s.Max)).Estimated
-			load *= 2
+		var most time.Duration
+		for _, load := range []float64{s.Start, s.Max, s.MinLoad()} {
+			most = max(most, p.StepBound(p.StepAt(0, o.Segment, load)))
+		}
+		for range s.MaxSteps {
+			d = addDur(d, most)
 			steps++
 		}
 	}

@@ -29,6 +29,37 @@ func (p *Plan) StepTimeout(s Step) time.Duration {
 	if est <= 0 {
 		est = p.EstimateStep(s)
 	}
-	fixed := s.Warmup.Duration + s.Duration + s.Grace + StepTimeoutMargin
-	return max(fixed, StepTimeoutFactor*est, StepTimeoutFloor)
+	fixed := addDur(s.Warmup.Duration, s.Duration, s.Grace, StepTimeoutMargin)
+	return max(fixed, satDur(StepTimeoutFactor*float64(est)), StepTimeoutFloor)
+}
+
+// StepOverhead is the allowance StepBound adds to each step for the sweep's own work
+// around it: starting the workers, writing the step's records and summary and, in a
+// search, analysing the steps so far to choose the next load.
+const StepOverhead = time.Second
+
+// StepBound is the most wall time step s takes by the plan's own schedule: a warm-up
+// bounded by its duration (no warm-up requests), a window bounded by ladder.duration,
+// the whole ladder.grace (not only the E2E that EstimateStep counts) and StepOverhead,
+// or a trace step's time-scaled span (cut at ladder.duration) and grace; a step that
+// waits for a request count instead is bounded by its wall-time bound (Timeout, or
+// StepTimeout when 0), where the sweep cuts every step. The cool-down follows. Sums
+// saturate at math.MaxInt64 ns.
+func (p *Plan) StepBound(s Step) time.Duration {
+	limit := s.Timeout
+	if limit <= 0 {
+		limit = p.StepTimeout(s)
+	}
+	switch {
+	case s.Schedule == ScheduleTrace:
+		if span, ok := p.traceSpan(s.Segment); ok {
+			if s.Duration > 0 {
+				span = min(span, s.Duration)
+			}
+			limit = min(limit, addDur(span, s.Grace, StepOverhead))
+		}
+	case s.Duration > 0 && s.Warmup.Requests == 0:
+		limit = min(limit, addDur(s.Warmup.Duration, s.Duration, s.Grace, StepOverhead))
+	}
+	return addDur(limit, s.Cooldown)
 }

@@ -43,11 +43,12 @@ func (p *Plan) Steps() []Step {
 	return steps
 }
 
-// TotalEstimate is the sum of the steps' estimated wall times.
+// TotalEstimate is the sum of the steps' estimated wall times (saturating at
+// math.MaxInt64 ns).
 func TotalEstimate(steps []Step) time.Duration {
 	var d time.Duration
 	for _, s := range steps {
-		d += s.Estimated
+		d = addDur(d, s.Estimated)
 	}
 	return d
 }
@@ -103,7 +104,8 @@ const (
 // requests' time; grace is at most one request's E2E (scaled by concurrency / slots when
 // a closed loop queues on the simulator). The latency model is deliberately
 // rough (tens of ms per request plus ~12–20 ms per output token): it sizes a plan, it is
-// not a prediction.
+// not a prediction. Every sum and product saturates at math.MaxInt64 ns instead of
+// wrapping.
 func (p *Plan) EstimateStep(s Step) time.Duration {
 	e2e := p.estimateE2E(s.Segment)
 	reqTime := func(n int) time.Duration {
@@ -113,11 +115,11 @@ func (p *Plan) EstimateStep(s Step) time.Duration {
 		switch s.Schedule {
 		case ScheduleRate:
 			if s.Rate > 0 {
-				return time.Duration(float64(n) / s.Rate * float64(time.Second))
+				return satDur(float64(n) / s.Rate * float64(time.Second))
 			}
 		case ScheduleUsers:
 			if x := p.usersThroughput(s, e2e); x > 0 {
-				return time.Duration(float64(n) / x * float64(time.Second))
+				return satDur(float64(n) / x * float64(time.Second))
 			}
 		case ScheduleConcurrency:
 			slots := s.Concurrency
@@ -126,7 +128,7 @@ func (p *Plan) EstimateStep(s Step) time.Duration {
 			}
 			if slots > 0 {
 				waves := math.Ceil(float64(n) / float64(slots))
-				return time.Duration(waves * float64(e2e))
+				return satDur(waves * float64(e2e))
 			}
 		}
 		return 0
@@ -137,7 +139,7 @@ func (p *Plan) EstimateStep(s Step) time.Duration {
 			if s.Duration > 0 {
 				window = min(window, s.Duration)
 			}
-			return window + min(s.Grace, e2e) + s.Cooldown
+			return addDur(window, min(s.Grace, e2e), s.Cooldown)
 		}
 	}
 	window := s.Duration
@@ -153,10 +155,10 @@ func (p *Plan) EstimateStep(s Step) time.Duration {
 	inFlight := e2e
 	if slots := p.Target.Simulator.MaxNumSeqs; s.Schedule == ScheduleConcurrency && p.Target.IsSimulator() &&
 		slots > 0 && s.Concurrency > slots {
-		inFlight = time.Duration(float64(e2e) * float64(s.Concurrency) / float64(slots))
+		inFlight = satDur(float64(e2e) * float64(s.Concurrency) / float64(slots))
 	}
 	grace := min(s.Grace, inFlight)
-	return warm + window + grace + s.Cooldown
+	return addDur(warm, window, grace, s.Cooldown)
 }
 
 // usersThroughput is a users step's rough throughput in req/s: each user sends a
@@ -219,5 +221,5 @@ func (p *Plan) estimateE2E(name string) time.Duration {
 			d /= wsum
 		}
 	}
-	return time.Duration(d / speed)
+	return satDur(d / speed)
 }

@@ -24,10 +24,10 @@ func (t Trace) Load() ([]tracefile.Row, error) {
 		return nil, err
 	}
 	scale := t.Scale()
-	for i, r := range raw {
+	for _, r := range raw {
 		if gap := math.Abs(float64(r.AtNs-raw[0].AtNs)) * max(scale.Time, 1); gap >= math.MaxInt64 {
-			return nil, fmt.Errorf("trace %s: row %d comes %.3g years after the window's first row once scaled by time_scale %g: "+
-				"more than a wall-time estimate can hold (about 292 years)", t.File, t.StartRow+i, gap/float64(365*24*time.Hour), t.TimeScale)
+			return nil, fmt.Errorf("trace %s: line %d comes %.3g years after the window's first row once scaled by time_scale %g: "+
+				"more than a wall-time estimate can hold (about 292 years)", t.File, r.Line, gap/float64(365*24*time.Hour), t.TimeScale)
 		}
 	}
 	return scale.Apply(raw), nil

@@ -50,11 +50,12 @@ func oneOf(list []string) string {
 	return "must be one of " + strings.Join(list, ", ")
 }
 
-// checkURL requires an absolute http(s) URL with a host.
-func checkURL(ps *problems, path, raw string) {
+// checkURL requires an absolute http(s) URL with a host; hint is added to the message
+// (e.g. target.url's alternative, "simulator").
+func checkURL(ps *problems, path, raw, hint string) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		ps.add(path, redactURL(raw), "must be an http:// or https:// URL with a host (or %q for url)%s", TargetSimulator, userInfoHint(raw))
+		ps.add(path, redactURL(raw), "must be an http:// or https:// URL with a host%s%s", hint, userInfoHint(raw))
 		return
 	}
 	checkPort(ps, path, raw)
@@ -79,16 +80,22 @@ func nonNegInt(ps *problems, path string, v int) {
 	}
 }
 
-func nonNegDur(ps *problems, path string, d time.Duration) {
-	if d < 0 {
-		ps.add(path, d, "must be >= 0")
+// nonNegDur requires 0 <= d <= MaxDuration.
+func nonNegDur(ps *problems, path string, d time.Duration) { durationRange(ps, path, d) }
+
+// positiveDur requires 0 < d <= MaxDuration.
+func positiveDur(ps *problems, path string, d time.Duration) {
+	if d <= 0 {
+		ps.add(path, d, "must be > 0")
+		return
 	}
+	durationRange(ps, path, d)
 }
 
 func (p *Plan) checkTarget(ps *problems) {
 	t := p.Target
 	if !t.IsSimulator() {
-		checkURL(ps, "target.url", t.URL)
+		checkURL(ps, "target.url", t.URL, fmt.Sprintf(" (or %q for the embedded simulator)", TargetSimulator))
 		if t.Model == "" {
 			ps.add("target.model", "", "must name the served model when target.url is a server")
 		}
@@ -100,11 +107,9 @@ func (p *Plan) checkTarget(ps *problems) {
 		ps.add("target.temperature", t.Temperature, "must be >= 0")
 	}
 	for i, u := range t.MetricsURLs {
-		checkURL(ps, fmt.Sprintf("target.metrics_urls[%d]", i), u)
+		checkURL(ps, fmt.Sprintf("target.metrics_urls[%d]", i), u, " (a Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics)")
 	}
-	if t.MetricsInterval <= 0 {
-		ps.add("target.metrics_interval", t.MetricsInterval, "must be > 0")
-	}
+	positiveDur(ps, "target.metrics_interval", t.MetricsInterval)
 	nonNegDur(ps, "target.connect_timeout", t.ConnectTimeout)
 	nonNegDur(ps, "target.first_byte_timeout", t.FirstByteTimeout)
 	nonNegDur(ps, "target.idle_timeout", t.IdleTimeout)
@@ -124,9 +129,7 @@ func (p *Plan) checkTarget(ps *problems) {
 				ps.add(fmt.Sprintf("target.launch.env[%d]", i), redactEnv(e), "must be KEY=VALUE")
 			}
 		}
-		if l.ReadyTimeout <= 0 {
-			ps.add("target.launch.ready_timeout", l.ReadyTimeout, "must be > 0")
-		}
+		positiveDur(ps, "target.launch.ready_timeout", l.ReadyTimeout)
 	}
 	t.Simulator.check(ps)
 }
@@ -157,8 +160,11 @@ func (s Simulator) check(ps *problems) {
 	positiveInt(ps, pre+"tensor_parallel", s.TensorParallel)
 	s.checkTensorParallel(ps)
 	positiveInt(ps, pre+"max_num_seqs", s.MaxNumSeqs)
+	atMostInt(ps, pre+"max_num_seqs", s.MaxNumSeqs, MaxLoad, "sequences in a batch")
 	positiveInt(ps, pre+"max_num_batched_tokens", s.MaxNumBatchedTokens)
+	atMostInt(ps, pre+"max_num_batched_tokens", s.MaxNumBatchedTokens, MaxTokens, "tokens in a batch")
 	positiveInt(ps, pre+"block_size", s.BlockSize)
+	atMostInt(ps, pre+"block_size", s.BlockSize, MaxTokens, "tokens per KV-cache block")
 	fraction(ps, pre+"gpu_memory_utilization", s.GPUMemoryUtilization)
 	fraction(ps, pre+"compute_efficiency", s.ComputeEfficiency)
 	fraction(ps, pre+"bandwidth_efficiency", s.BandwidthEfficiency)
@@ -180,11 +186,25 @@ func fraction(ps *problems, path string, v float64) {
 	}
 }
 
-// checkDist validates a distribution; tokens requires values >= 1 (else >= 0, seconds).
+// checkDist validates a distribution; tokens requires values in [1, MaxTokens] (else
+// seconds in [0, MaxDuration]): every parameter (value, min, max, mean, stddev) is
+// bounded, so no draw and no estimate from it overflows.
 func checkDist(ps *problems, path string, d Dist, tokens bool) {
 	lo, loMsg := 0.0, ">= 0"
+	hi, hiWhat := MaxDuration.Seconds(), "seconds; 30 days"
 	if tokens {
 		lo, loMsg = 1, ">= 1"
+		hi, hiWhat = MaxTokens, tokensWhat
+	}
+	before := len(*ps)
+	for _, f := range []struct {
+		k string
+		v float64
+	}{{"value", d.Value}, {"min", d.Min}, {"max", d.Max}, {"mean", d.Mean}, {"stddev", d.StdDev}} {
+		atMostFloat(ps, path+"."+f.k, f.v, hi, hiWhat)
+	}
+	if len(*ps) > before {
+		return // the rules below compare the parameters; one past the limit is enough said
 	}
 	switch d.Kind {
 	case DistFixed:
@@ -235,6 +255,7 @@ func (p *Plan) checkSegments(ps *problems) {
 	negative := false
 	for i, s := range p.Segments {
 		pre := fmt.Sprintf("segments[%d].", i)
+		before := len(*ps)
 		switch j, dup := seen[s.Name]; {
 		case !nameRE.MatchString(s.Name):
 			ps.add(pre+"name", s.Name, "must be letters, digits, '.', '_' or '-'")
@@ -251,15 +272,20 @@ func (p *Plan) checkSegments(ps *problems) {
 			sum += s.Weight
 		}
 		nonNegInt(ps, pre+"shared_prefix_tokens", s.SharedPrefixTokens)
+		atMostInt(ps, pre+"shared_prefix_tokens", s.SharedPrefixTokens, MaxTokens, tokensWhat)
 		if s.Trace != nil {
 			checkTrace(ps, pre+"trace", *s.Trace)
 		} else {
 			checkDist(ps, pre+"prompt_tokens", s.PromptTokens, true)
 			checkDist(ps, pre+"output_tokens", s.OutputTokens, true)
 			checkPrefix(ps, pre, s)
+			if len(*ps) == before {
+				p.checkFits(ps, pre, s)
+			}
 		}
 		if m := s.MultiTurn; m != nil {
 			positiveInt(ps, pre+"multi_turn.turns", m.Turns)
+			atMostInt(ps, pre+"multi_turn.turns", m.Turns, MaxTurns, "turns per session")
 			if m.ThinkTimeS.Kind != "" {
 				checkDist(ps, pre+"multi_turn.think_time_s", m.ThinkTimeS, false)
 			}
@@ -289,7 +315,9 @@ func checkTrace(ps *problems, path string, t Trace) {
 		}
 	}
 	nonNegInt(ps, path+".max_prompt_tokens", t.MaxPromptTokens)
+	atMostInt(ps, path+".max_prompt_tokens", t.MaxPromptTokens, MaxTokens, tokensWhat)
 	nonNegInt(ps, path+".max_output_tokens", t.MaxOutputTokens)
+	atMostInt(ps, path+".max_output_tokens", t.MaxOutputTokens, MaxTokens, tokensWhat)
 	nonNegInt(ps, path+".start_row", t.StartRow)
 	nonNegInt(ps, path+".rows", t.Rows)
 	if len(*ps) == before {
@@ -299,12 +327,25 @@ func checkTrace(ps *problems, path string, t Trace) {
 
 // checkTraceRows reads the trace of an otherwise valid trace section: a file that does
 // not parse as its format, has no row in the window or whose timestamps overflow is a
-// problem at path.file, so `llmcap plan` fails on it as run does.
+// problem at path.file, so `llmcap plan` fails on it as run does. The message is the
+// reader's reason alone (its lines 1-based), without the file name the value shows.
 func checkTraceRows(ps *problems, path string, t Trace) {
 	if _, err := t.Load(); err != nil {
-		ps.add(path+".file", t.File, "must be a %s trace with at least one row in the window (start_row %d, rows %d; 0 = to the end): %v",
-			t.Format, t.StartRow, t.Rows, err)
+		reason := strings.TrimPrefix(err.Error(), "trace "+t.File+": ")
+		ps.add(path+".file", t.File, "must be %s trace: %s", traceFormatName(t.Format), reason)
 	}
+}
+
+// traceFormatName is a trace format's proper name, with its article: "a Mooncake",
+// "an Azure".
+func traceFormatName(format string) string {
+	switch format {
+	case TraceMooncake:
+		return "a Mooncake"
+	case TraceAzure:
+		return "an Azure"
+	}
+	return "a " + format
 }
 
 // checkPrefix checks that a segment's shared prefix fits in its prompts: the prefix is

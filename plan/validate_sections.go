@@ -34,11 +34,13 @@ func (p *Plan) checkLadder(ps *problems) {
 	p.checkSearch(ps)
 	for i, c := range l.Concurrency {
 		positiveInt(ps, fmt.Sprintf("ladder.concurrency[%d]", i), c)
+		atMostInt(ps, fmt.Sprintf("ladder.concurrency[%d]", i), c, MaxLoad, "requests in flight, one connection each")
 	}
 	for i, r := range l.Rate {
 		if r <= 0 {
 			ps.add(fmt.Sprintf("ladder.rate[%d]", i), r, "must be > 0 (req/s)")
 		}
+		atMostFloat(ps, fmt.Sprintf("ladder.rate[%d]", i), r, MaxRate, "req/s")
 	}
 	p.checkUsers(ps)
 	if !slices.Contains(Arrivals, l.Arrival) {
@@ -48,10 +50,13 @@ func (p *Plan) checkLadder(ps *problems) {
 		ps.add("ladder.burstiness", l.Burstiness, "must be > 0 (gamma shape: 1 = Poisson, < 1 burstier)")
 	}
 	nonNegInt(ps, "ladder.max_concurrency", l.MaxConcurrency)
+	atMostInt(ps, "ladder.max_concurrency", l.MaxConcurrency, MaxLoad, "requests in flight, one connection each")
 	nonNegInt(ps, "ladder.warmup.requests", l.Warmup.Requests)
+	atMostInt(ps, "ladder.warmup.requests", l.Warmup.Requests, MaxRequests, "requests per step")
 	nonNegDur(ps, "ladder.warmup.duration", l.Warmup.Duration)
 	nonNegDur(ps, "ladder.duration", l.Duration)
 	nonNegInt(ps, "ladder.requests", l.Requests)
+	atMostInt(ps, "ladder.requests", l.Requests, MaxRequests, "requests per step")
 	if l.Duration == 0 && l.Requests == 0 && p.needsLadder() {
 		ps.add("ladder.duration", l.Duration, "set ladder.duration and/or ladder.requests to bound each step's measurement window")
 	}
@@ -66,6 +71,7 @@ func (p *Plan) checkLadder(ps *problems) {
 			ps.add("ladder.early_stop.factor", e.Factor, "must be >= 1")
 		}
 		positiveInt(ps, "ladder.early_stop.consecutive", e.Consecutive)
+		atMostInt(ps, "ladder.early_stop.consecutive", e.Consecutive, MaxSearchSteps, "steps")
 	}
 }
 
@@ -103,11 +109,18 @@ func (p *Plan) checkUsers(ps *problems) {
 			ps.add(path, u, "must be >= 1 (users)")
 			continue
 		}
+		if u > MaxLoad {
+			atMostInt(ps, path, u, MaxLoad, "users, each one a connection")
+			continue
+		}
 		if j, dup := seen[u]; dup {
 			ps.add(path, u, "must not repeat ladder.users[%d]", j)
 			continue
 		}
 		seen[u] = i
+	}
+	if len(l.Users) > 0 && p.SLA.ThinkTime > MaxDuration {
+		durationRange(ps, "sla.think_time", p.SLA.ThinkTime)
 	}
 	if len(l.Users) > 0 && p.SLA.ThinkTime <= 0 {
 		ps.add("sla.think_time", p.SLA.ThinkTime, "must be > 0 with ladder.users (each user thinks this long on average between requests)")
@@ -172,9 +185,11 @@ func (p *Plan) checkCapture(ps *problems) {
 			ps.add(pre+"segment", s.Segment, "must be a segment name or %q", MixSegment)
 		}
 		nonNegInt(ps, pre+"concurrency", s.Concurrency)
+		atMostInt(ps, pre+"concurrency", s.Concurrency, MaxLoad, "requests in flight")
 		if s.Rate < 0 {
 			ps.add(pre+"rate", s.Rate, "must be >= 0")
 		}
+		atMostFloat(ps, pre+"rate", s.Rate, MaxRate, "req/s")
 	}
 	nonNegDur(ps, "capture.duration", c.Duration)
 	nonNegDur(ps, "capture.delay", c.Delay)

@@ -145,12 +145,12 @@ func TestFDLimitTooLowFails(t *testing.T) {
 		t.Skip("no RLIMIT_NOFILE here")
 	}
 	if need := int(hard) + 1; hard < 1<<30 {
-		err := ensureFDs(need)
+		err := ensureFDs(need, "the ladder's concurrency")
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("ulimit -n %d", need)) {
 			t.Errorf("ensureFDs(%d) = %v, want an error naming ulimit -n %d", need, err, need)
 		}
 	}
-	if err := ensureFDs(int(soft)); err != nil {
+	if err := ensureFDs(int(soft), "the ladder's concurrency"); err != nil {
 		t.Errorf("ensureFDs(soft limit %d) = %v", soft, err)
 	}
 }
@@ -161,7 +161,7 @@ func TestFDLimitRaisesSoftLimit(t *testing.T) {
 		t.Skip("soft limit already at the hard limit")
 	}
 	defer setNoFile(soft, hard)
-	if err := ensureFDs(int(soft) + 1); err != nil {
+	if err := ensureFDs(int(soft)+1, "the ladder's concurrency"); err != nil {
 		t.Fatalf("ensureFDs: %v", err)
 	}
 	if now, _, _ := getNoFile(); now <= soft {

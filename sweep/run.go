@@ -174,7 +174,8 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 		}
 		rn.segs = append(rn.segs, g)
 	}
-	if err := ensureFDs(fdsNeeded(stepsBound(p, rn.meta.Steps), p.Ladder, p.Target.IsSimulator())); err != nil {
+	bound := stepsBound(p, rn.meta.Steps)
+	if err := ensureFDs(fdsNeeded(bound, p.Ladder, p.Target.IsSimulator()), fdLever(bound, p.Ladder)); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	var err error

@@ -111,16 +111,11 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 
 // logStepDone logs one concise line per finished step (always, at info, so a
 // non-terminal stderr shows progress too): segment, load, requests, errors, unfinished,
-// TTFT p50/p95 of the finished requests, elapsed and the remaining estimate, counted as
-// the SLA judge and the analysis count them (logSample).
+// TTFT p50/p95 of the finished requests, elapsed and the remaining estimate (etaAfter),
+// counted as the SLA judge and the analysis count them (logSample).
 func (rn *runner) logStepDone(st plan.Step, results []stepResult) {
 	c := logSample(results)
-	var left time.Duration
-	for _, s := range rn.meta.Steps {
-		if s.Index > st.Index {
-			left += s.Estimated
-		}
-	}
+	left := rn.etaAfter(st)
 	args := []any{"segment", st.Segment, st.Schedule, st.Load(), "requests", c.Requests, "errors", c.Errors}
 	if c.CutOff > 0 {
 		args = append(args, "unfinished", c.CutOff)
@@ -215,4 +210,48 @@ func recordsOf(results []stepResult) []*rundir.Record {
 		recs[i] = r.rec
 	}
 	return recs
+}
+
+// etaAfter is the estimated wall time left after step st: the later steps' estimates,
+// or in a search plan (whose later steps are not chosen yet) the steps each search may
+// still take — max_steps less the steps it took, none once it stopped, max_steps for a
+// search not begun — at st's estimate each (its opener's for a search not begun; a trace opener not run
+// yet counts its own).
+func (rn *runner) etaAfter(st plan.Step) time.Duration {
+	var left time.Duration
+	s := rn.plan.Ladder.Search
+	if s == nil {
+		for _, o := range rn.meta.Steps {
+			if o.Index > st.Index {
+				left += o.Estimated
+			}
+		}
+		return left
+	}
+	taken := map[string]int{}
+	stopped := map[string]bool{}
+	for _, lg := range rn.meta.Searches {
+		taken[lg.Segment], stopped[lg.Segment] = len(lg.Steps), lg.Stop != ""
+	}
+	ran := map[string]bool{}
+	for _, o := range rn.meta.Steps {
+		if o.Schedule == plan.ScheduleTrace {
+			ran[o.Segment] = true
+		}
+	}
+	for _, op := range rn.plan.Steps() {
+		switch {
+		case op.Schedule == plan.ScheduleTrace:
+			if !ran[op.Segment] {
+				left += op.Estimated
+			}
+		case !stopped[op.Segment]:
+			per := op.Estimated // a search not begun: its opener's estimate
+			if op.Segment == st.Segment {
+				per = st.Estimated
+			}
+			left += time.Duration(max(s.MaxSteps-taken[op.Segment], 0)) * per
+		}
+	}
+	return left
 }

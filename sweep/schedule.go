@@ -14,10 +14,15 @@ import (
 // sending its next request as soon as its previous one returns, until the window closes.
 // After a fast failure a worker first waits out its backoff (backoff.after); its next
 // record's scheduled_ns is then when the worker was ready, so the wait shows as that
-// record's schedule lag (other closed-loop records have no scheduled time).
+// record's schedule lag (other closed-loop records have no scheduled time). Starting
+// the workers stops as soon as the window closes or the run is interrupted (sendCtx),
+// so even a huge n cannot keep the step from ending.
 func (s *stepRun) closedLoop(n int) {
 	var wg sync.WaitGroup
 	for k := range n {
+		if s.sendCtx.Err() != nil {
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -58,10 +63,14 @@ func (s *stepRun) closedLoop(n int) {
 // request's scheduled time (scheduled_ns) is when its user's think ended; a think is
 // cut short when the window closes (sendCtx). After a fast failure the user also waits
 // out its backoff (backoff.after) when that ends after its think: the excess shows as
-// the next record's schedule lag.
+// the next record's schedule lag. Starting the users stops once sendCtx is done, as in
+// closedLoop.
 func (s *stepRun) usersLoop(n int) {
 	var wg sync.WaitGroup
 	for u := range n {
+		if s.sendCtx.Err() != nil {
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

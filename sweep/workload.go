@@ -259,7 +259,7 @@ func (w *workload) done(j *job, answer string, ok bool, now time.Time) {
 	s.words += len(strings.Fields(answer))
 	think := 0.0
 	if s.seg.think != nil {
-		think = max(s.seg.think.sample(s.rng), 0)
+		think = min(max(s.seg.think.sample(s.rng), 0), plan.MaxDuration.Seconds()) // no Duration overflow
 	}
 	s.readyAt = now.Add(time.Duration(think * float64(time.Second)))
 	if !s.user {

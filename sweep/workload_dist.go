@@ -87,10 +87,19 @@ func newSampler(d plan.Dist, path string) (sampler, error) {
 	return nil, fmt.Errorf("%s: unknown distribution %q", path, d.Kind)
 }
 
-// tokensFrom draws a token count (rounded, at least 1).
+// tokensFrom draws a token count: rounded and clamped to [1, plan.MaxTokens] before
+// the conversion to int, so a huge draw (an unclamped normal's tail, an empirical
+// file's value) cannot wrap.
 func tokensFrom(s sampler, r *rand.Rand) int {
-	v := int(math.Round(s.sample(r)))
-	return max(v, 1)
+	return int(math.Round(clampTokens(s.sample(r))))
+}
+
+// clampTokens clamps v to [1, plan.MaxTokens] (NaN becomes 1).
+func clampTokens(v float64) float64 {
+	if !(v >= 1) {
+		return 1
+	}
+	return min(v, plan.MaxTokens)
 }
 
 var columnCache sync.Map // "file\x00column" → []float64

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"sort"
@@ -261,5 +262,25 @@ func TestGammaArrivalsBurstiness(t *testing.T) {
 		if math.Abs(mean-0.02) > 0.002 || math.Abs(cv-1/math.Sqrt(k)) > 0.1/math.Sqrt(k) {
 			t.Errorf("gamma k=%g: mean gap %.4f s (want 0.02), CV %.3f (want %.3f)", k, mean, cv, 1/math.Sqrt(k))
 		}
+	}
+}
+
+// TestTokensFromClamps: a draw is clamped to [1, plan.MaxTokens] before the conversion
+// to int, so a huge value (an empirical file's, an unclamped normal's tail) cannot wrap
+// to a 1-token or negative prompt.
+func TestTokensFromClamps(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, v := range []float64{1e30, 1e19, math.Inf(1), float64(plan.MaxTokens) + 0.6} {
+		if got := tokensFrom(fixedSampler(v), r); got != plan.MaxTokens {
+			t.Errorf("tokensFrom(%g) = %d, want %d", v, got, plan.MaxTokens)
+		}
+	}
+	for _, v := range []float64{-1e30, 0, math.NaN()} {
+		if got := tokensFrom(fixedSampler(v), r); got != 1 {
+			t.Errorf("tokensFrom(%g) = %d, want 1", v, got)
+		}
+	}
+	if got := tokensFrom(fixedSampler(41.6), r); got != 42 {
+		t.Errorf("tokensFrom(41.6) = %d, want 42", got)
 	}
 }

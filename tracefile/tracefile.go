@@ -22,6 +22,11 @@ const (
 	FormatAzure    = "azure"    // CSV: TIMESTAMP, ContextTokens, GeneratedTokens
 )
 
+// MaxTokens bounds a request's prompt or output tokens: a trace row with more is
+// refused, and scaling clamps to it, so no float→int conversion wraps. 10 M tokens is
+// longer than any model's context today.
+const MaxTokens = 10_000_000
+
 // BlockTokens is the size of a Mooncake prefix block: hash_ids name 512-token blocks.
 const BlockTokens = 512
 
@@ -33,12 +38,14 @@ const AzureTimeLayout = "2006-01-02 15:04:05.9999999"
 // rows, and the wall-time estimate from it, fits a time.Duration.
 const MaxAtNs = 1 << 62
 
-// Raw is one trace row as read: arrival time (unix ns), prompt and output tokens, and
-// the Mooncake prefix block ids (nil for Azure).
+// Raw is one trace row as read: arrival time (unix ns), prompt and output tokens, the
+// Mooncake prefix block ids (nil for Azure) and the file line it came from (1-based,
+// as error messages name it).
 type Raw struct {
 	AtNs           int64
 	Prompt, Output int
 	HashIDs        []int64
+	Line           int
 }
 
 // Row is one request of a replayed trace after scaling and caps.
@@ -58,8 +65,8 @@ type Scale struct {
 
 // Read reads the data rows [start, start+rows) of the trace file at path (rows 0 = to
 // the end; 0-based rows after any header). Errors: an unknown format, an unreadable
-// file, a malformed row (named by its line or row number), rows out of time order, a
-// negative token count, or an empty window.
+// file, a malformed row, rows out of time order, a negative token count or one above
+// MaxTokens (each named by its 1-based file line), or an empty window.
 func Read(format, path string, start, rows int) ([]Raw, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -67,22 +74,24 @@ func Read(format, path string, start, rows int) ([]Raw, error) {
 	}
 	defer f.Close()
 	var raw []Raw
+	var total int // data rows read; all of the file's when the window is empty
 	switch format {
 	case FormatMooncake:
-		raw, err = readMooncake(f, start, rows)
+		raw, total, err = readMooncake(f, start, rows)
 	case FormatAzure:
-		raw, err = readAzure(f, start, rows)
+		raw, total, err = readAzure(f, start, rows)
 	default:
 		return nil, fmt.Errorf("unknown trace format %q", format)
 	}
 	if err == nil {
-		err = checkRows(raw, start)
+		err = checkRows(raw)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", path, err)
 	}
 	if len(raw) == 0 {
-		return nil, fmt.Errorf("trace %s: no rows in window start_row=%d rows=%d", path, start, rows)
+		return nil, fmt.Errorf("trace %s: no rows in window start_row=%d rows=%d (the file has %d data rows; start_row counts from 0)",
+			path, start, rows, total)
 	}
 	return raw, nil
 }
@@ -114,15 +123,17 @@ func orOne(v float64) float64 {
 	return v
 }
 
+// scaleCap is n × scale rounded, clamped to [1, MaxTokens] before the conversion to
+// int, then capped at limit (0 = no cap).
 func scaleCap(n int, scale float64, limit int) int {
-	v := max(int(math.Round(float64(n)*scale)), 1)
+	v := int(math.Round(min(max(float64(n)*scale, 1), MaxTokens)))
 	if limit > 0 && v > limit {
 		v = limit
 	}
 	return v
 }
 
-func readMooncake(r io.Reader, start, rows int) ([]Raw, error) {
+func readMooncake(r io.Reader, start, rows int) ([]Raw, int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	var out []Raw
@@ -146,22 +157,22 @@ func readMooncake(r io.Reader, start, rows int) ([]Raw, error) {
 			HashIDs      []int64 `json:"hash_ids"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			return nil, idx, fmt.Errorf("line %d: %w", line, err)
 		}
 		if ns := v.Timestamp * 1e6; !(ns >= 0 && ns < MaxAtNs) { // also NaN
-			return nil, fmt.Errorf("line %d: timestamp %g ms is out of range (must be >= 0 and < %.4g ms)", line, v.Timestamp, MaxAtNs/1e6)
+			return nil, idx, fmt.Errorf("line %d: timestamp %g ms is out of range (must be >= 0 and < %.4g ms)", line, v.Timestamp, MaxAtNs/1e6)
 		}
 		out = append(out, Raw{AtNs: int64(v.Timestamp * 1e6), Prompt: v.InputLength,
-			Output: v.OutputLength, HashIDs: v.HashIDs})
+			Output: v.OutputLength, HashIDs: v.HashIDs, Line: line})
 	}
-	return out, sc.Err()
+	return out, idx, sc.Err()
 }
 
-func readAzure(r io.Reader, start, rows int) ([]Raw, error) {
+func readAzure(r io.Reader, start, rows int) ([]Raw, int, error) {
 	cr := csv.NewReader(bufio.NewReader(r))
 	head, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("read header: %w", err)
+		return nil, 0, fmt.Errorf("read header (line 1): %w", err)
 	}
 	col := map[string]int{}
 	for i, h := range head {
@@ -171,34 +182,36 @@ func readAzure(r io.Reader, start, rows int) ([]Raw, error) {
 	ci, ok2 := col["ContextTokens"]
 	gi, ok3 := col["GeneratedTokens"]
 	if !ok1 || !ok2 || !ok3 {
-		return nil, fmt.Errorf("header %q lacks TIMESTAMP, ContextTokens or GeneratedTokens", head)
+		return nil, 0, fmt.Errorf("header (line 1) %q lacks TIMESTAMP, ContextTokens or GeneratedTokens", head)
 	}
 	var out []Raw
-	for i := 0; rows <= 0 || len(out) < rows; i++ {
+	i := 0
+	for ; rows <= 0 || len(out) < rows; i++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("row %d: %w", i, err)
+			return nil, i, err // a *csv.ParseError names its line
 		}
 		if i < start {
 			continue
 		}
+		line, _ := cr.FieldPos(0)
 		at, err := time.Parse(AzureTimeLayout, strings.TrimSpace(rec[ti]))
 		if err != nil {
-			return nil, fmt.Errorf("row %d: TIMESTAMP: %w", i, err)
+			return nil, i, fmt.Errorf("line %d: TIMESTAMP: %w", line, err)
 		}
 		if at.Before(time.Unix(0, 0)) || !at.Before(time.Unix(0, MaxAtNs)) {
-			return nil, fmt.Errorf("row %d: TIMESTAMP %s is out of range (must be from %s to before %s)", i,
+			return nil, i, fmt.Errorf("line %d: TIMESTAMP %s is out of range (must be from %s to before %s)", line,
 				strings.TrimSpace(rec[ti]), time.Unix(0, 0).UTC().Format(AzureTimeLayout), time.Unix(0, MaxAtNs).UTC().Format(AzureTimeLayout))
 		}
 		c, err1 := strconv.Atoi(strings.TrimSpace(rec[ci]))
 		g, err2 := strconv.Atoi(strings.TrimSpace(rec[gi]))
 		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("row %d: bad token counts %q, %q", i, rec[ci], rec[gi])
+			return nil, i, fmt.Errorf("line %d: ContextTokens %q and GeneratedTokens %q must be integers", line, rec[ci], rec[gi])
 		}
-		out = append(out, Raw{AtNs: at.UnixNano(), Prompt: c, Output: g})
+		out = append(out, Raw{AtNs: at.UnixNano(), Prompt: c, Output: g, Line: line})
 	}
-	return out, nil
+	return out, i, nil
 }

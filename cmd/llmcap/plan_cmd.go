@@ -131,7 +131,8 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 	}
 	if p.Ladder.Search != nil {
 		n, _ := p.SearchEstimate()
-		_, err := fmt.Fprintf(w, "\nestimated wall time: at most %s (%s if every search used its max_steps; a search usually stops earlier)\n",
+		_, err := fmt.Fprintf(w, "\nestimated wall time: at most %s (%s if every search used its max_steps, each at most its warm-up, "+
+			"window, whole grace and cool-down; the target's start-up and preflight come on top; a search usually stops earlier)\n",
 			roundDur(total), plural(n, "step"))
 		return err
 	}

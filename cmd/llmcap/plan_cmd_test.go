@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/sweep"
 )
 
 // TestOpenFilesCheckedBeforeRunDir: a ladder needing more open files than the hard
-// limit fails `run` before the run directory exists; `plan` warns about it.
+// limit fails `run` before the run directory exists, and `plan` fails as run would,
+// naming the ladder's concurrency; a rate ladder's message names the rate.
 func TestOpenFilesCheckedBeforeRunDir(t *testing.T) {
 	_, hard, ok := sweep.OpenFilesLimit()
 	if !ok || hard > 1<<24 {
@@ -27,8 +29,17 @@ func TestOpenFilesCheckedBeforeRunDir(t *testing.T) {
 		t.Errorf("run directory %s created before the open-files check failed", dir)
 	}
 	r = llmcap(t, nil, "plan", "-c", tinyPlan(t), conc)
-	if r.code != 0 || !strings.Contains(r.stderr, "run and sweep will refuse this plan") {
-		t.Errorf("plan: exit %d, stderr %q", r.code, r.stderr)
+	if r.code == 0 || !strings.Contains(r.stderr, "open files (connections) but the limit is") ||
+		!strings.Contains(r.stderr, "(or lower the ladder's concurrency)") || strings.Contains(r.stdout, "estimated wall time") {
+		t.Errorf("plan: exit %d, stderr %q, stdout %q; want a failure as run's, no plan printed", r.code, r.stderr, r.stdout)
+	}
+	if hard >= plan.MaxRate {
+		return // a rate that needs more is refused by validation first
+	}
+	rate := "--set=ladder.rate=[" + strconv.FormatUint(hard, 10) + "]"
+	r = llmcap(t, nil, "plan", "-c", tinyPlan(t), "--set=ladder.concurrency=[]", rate)
+	if r.code == 0 || !strings.Contains(r.stderr, "(or lower the ladder's rate, or cap it with ladder.max_concurrency)") {
+		t.Errorf("plan with a rate ladder: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
 
@@ -69,7 +80,7 @@ func TestPlanBrokenTrace(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := llmcap(t, nil, "plan", "-c", cfg)
-			want := "segments[0].trace.file: " + strconv.Quote(trace) + " is not allowed: must be a mooncake trace with at least one row in the window"
+			want := "segments[0].trace.file: " + strconv.Quote(trace) + " is not allowed: must be a Mooncake trace: "
 			if r.code == 0 || !strings.Contains(r.stderr, want) {
 				t.Errorf("exit %d, stderr %q; want a failure saying %q", r.code, r.stderr, want)
 			}

@@ -158,8 +158,8 @@ func (g *globals) loadPlan() (*plan.Plan, error) {
 			s.Model, s.GPU, s.TensorParallel, s.MaxNumSeqs))
 	}
 	if err := sweep.CheckOpenFiles(p); err != nil {
-		if g.command == "run" || g.command == "sweep" {
-			return nil, fmt.Errorf("%s: %w", path, err) // before the run directory is created
+		if g.command != "serve-sim" { // run and sweep before the run directory is created; plan as they would
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		g.log.Warn("run and sweep will refuse this plan: " + err.Error())
 	}
