@@ -78,6 +78,9 @@ func slotsOf(dep deployment, sa *SegmentAnalysis) slotCount {
 // hardware advice names CPU memory bandwidth and cores, not HBM and FLOPS.
 func adviceFor(c Capacity, sa *SegmentAnalysis, dep deployment, device string) string {
 	cpu := deviceNoun(device) == "machine"
+	if w, ok := causeAdvice(sa.Steps); ok { // a hung server or an undetermined step: not the SLA's fault
+		return w
+	}
 	if c.Bottleneck == RegimeErrors {
 		return errorsAdvice(c)
 	}

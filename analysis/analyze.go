@@ -96,9 +96,11 @@ func analyzeInputs(in *runInputs) *Analysis {
 	sz := sizingOf(p) // reads the catalog override once
 	for i := range a.Segments {
 		a.Segments[i].Capacity.Advice = adviceFor(a.Segments[i].Capacity, &a.Segments[i], dep, sz.gpu)
+		a.Segments[i].Capacity.cause = capacityCause(a.Segments[i].Steps)
 	}
 	if a.Mix != nil {
 		a.Mix.Capacity.Advice = adviceFor(a.Mix.Capacity, a.Mix, dep, sz.gpu)
+		a.Mix.Capacity.cause = capacityCause(a.Mix.Steps)
 	}
 	a.Overall, a.OverallSource = overall(a)
 	if a.Overall.Advice == "" { // no segment analysed

@@ -52,8 +52,13 @@ func errorBreakdown(classes map[string]int, samples map[string]string) string {
 // errorEvidence describes a step's failures: "100% of requests failed at load 1
 // (http_4xx ×18,088: 'The model `gpt-4` does not exist')".
 func errorEvidence(s *StepStats) string {
-	return fmt.Sprintf("%s of requests failed %s (%s)", pct(s.ErrorRate), stepWhere(s),
-		errorBreakdown(s.ErrorClasses, s.ErrorSamples))
+	why := errorBreakdown(s.ErrorClasses, s.ErrorSamples)
+	if s.Overdue > 0 {
+		o := fmt.Sprintf("overdue ×%s: no answer after ≥ %s s, over twice the longest finished request",
+			commaInt(float64(s.Overdue)), fmtNum(roundTo(s.OverdueMinWaitMs/1000, 1)))
+		why = strings.Trim(o+"; "+why, "; ")
+	}
+	return fmt.Sprintf("%s of requests failed %s (%s)", pct(s.ErrorRate), stepWhere(s), why)
 }
 
 // stepWhere names a step for a sentence: "at load 8", or "in the trace replay" (a

@@ -156,8 +156,11 @@ func TestClientCapLimitsOpenLoop(t *testing.T) {
 // the end of the grace period, R counts that request for its time in flight, so N / R is
 // not inflated by leaving the longest request out.
 func TestCutOffRequestsCountInLittlesLaw(t *testing.T) {
+	// The long reply waited 11 × the longest finished one: overdue (sla.OverdueAfterMs),
+	// failed in the error share (1 of 12); a 10% error bound keeps the step passing, so
+	// the capacity is the step's Little throughput.
 	p := plan.Plan{Name: "cut", Segments: []plan.Segment{{Name: "s", Weight: 1}},
-		Ladder: plan.Ladder{Concurrency: []int{2}, Duration: 3 * time.Second}}
+		Ladder: plan.Ladder{Concurrency: []int{2}, Duration: 3 * time.Second}, SLA: plan.SLA{MaxErrorRate: 0.1}}
 	const base = int64(1_700_000_000) * 1e9
 	at := func(s float64) int64 { return base + int64(s*1e9) }
 	var recs []rundir.Record

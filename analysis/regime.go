@@ -430,6 +430,9 @@ func saturatedBelowFirst(c Capacity, steps []StepStats) bool {
 // belowFirstStepEvidence explains an SLA that fails at the lowest load: no saturation
 // limits it, the SLA is tighter than the deployment's (nearly) unloaded latency.
 func belowFirstStepEvidence(s *StepStats) string {
+	if failCauseOf(s) == causeUndetermined {
+		return undeterminedWords(s)
+	}
 	what := "the SLA is below the latency at the lowest load tested"
 	switch {
 	case firstStepSaturated(s):

@@ -146,6 +146,8 @@ func answerSentence(a *Analysis, sz sizing) string {
 	case c.Method == MethodNoData:
 		return fmt.Sprintf("%s%s has no capacity verdict: %s. %s", who, src, orDash(c.BottleneckEvidence),
 			c.Advice) + speedUpNote(a)
+	case c.Method == MethodBelowFirstStep && c.cause != causeSLA: // hung or undetermined: no SLA to relax
+		return fmt.Sprintf("%s%s cannot be sized at the lowest load tested. %s", who, src, c.Advice) + speedUpNote(a)
 	case c.Bottleneck == RegimeErrors && c.Method == MethodBelowFirstStep:
 		return fmt.Sprintf("%s%s cannot be sized: %s (error-rate bound %s) — fix the target before capacity can be measured.",
 			who, src, c.BottleneckEvidence, strings.TrimPrefix(c.LimitingConstraint, "error rate ≤ ")) + speedUpNote(a)

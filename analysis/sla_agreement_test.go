@@ -45,7 +45,7 @@ func TestAgreementLadderCapacity(t *testing.T) {
 				st.Name, s.Step, s.MeetsSLA, s.SLAViolations, s.TTFTMs.P95, st.Pass, st.LinearP95Ms)
 		}
 	}
-	if v := sa.Steps[2].SLAViolations; len(v) != 1 || v[0] != "ttft p95 525 ms > 500 ms (1 unfinished)" {
+	if v := sa.Steps[2].SLAViolations; len(v) != 1 || v[0] != "ttft p95 525 ms > 500 ms (1 censored)" {
 		t.Errorf("failing step's violations %q", v)
 	}
 	c := sa.Capacity

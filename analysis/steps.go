@@ -49,6 +49,29 @@ type stepAcc struct {
 	// unfinishedBad counts the unfinished requests that already broke a latency bound
 	// (sla.NotGood): in the good fraction's denominator, never good.
 	unfinishedBad int
+	// pendingWaits are the waits (ms) of the other unfinished requests: those overdue
+	// (sla.Sample.IsOverdue) are never good either, and enter the denominator too.
+	pendingWaits []float64
+	// cutNs is when the step was cut (an unfinished request's sent + wait, the latest);
+	// 0 when every request finished.
+	cutNs int64
+}
+
+// spanEnd is the end of the step's span: its last finished response, or its cut when
+// requests were still in flight then (a hung request or a stalled server keeps the
+// step busy to its cut, and the throughputs are over that span).
+func (acc *stepAcc) spanEnd() int64 { return max(acc.lastEnd, acc.cutNs) }
+
+// overduePending counts the pending unfinished requests that are overdue in the
+// step's judged sample j (sla.StepGoodness: never good, lost to the user).
+func (acc *stepAcc) overduePending(j sla.Sample) int {
+	n := 0
+	for _, w := range acc.pendingWaits {
+		if j.IsOverdue(sla.Request{Unfinished: true, WaitedMs: w}) {
+			n++
+		}
+	}
+	return n
 }
 
 // add counts one measured record into s, acc and sm.
@@ -63,6 +86,12 @@ func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples) {
 		// Still in flight when the step ended: not failed by the server, so outside the
 		// error rate; the SLA judge counts its wait as a censored lower bound.
 		s.Unfinished++
+		if q.sentNs > 0 && q.waitedMs > 0 { // the step's cut: the span runs to it (spanEnd)
+			acc.cutNs = max(acc.cutNs, q.sentNs+int64(float64(q.waitedMs)*1e6))
+		}
+		if good == sla.Pending {
+			acc.pendingWaits = append(acc.pendingWaits, float64(q.waitedMs))
+		}
 		if q.firstNs == 0 {
 			s.cancelledNoFirst++
 		}
@@ -102,13 +131,18 @@ func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples) {
 	}
 }
 
-// finish derives rates, means and throughputs from the sums.
+// finish derives rates, means and throughputs from the sums and s.judged (the SLA
+// judge's sample: its overdue requests count as failed in the error rate).
 func (acc *stepAcc) finish(s *StepStats) {
 	okN := s.Requests - s.Errors
 	if s.Requests > 0 {
 		s.ErrorRate = float64(s.Errors) / float64(s.Requests)
 	}
-	if n := s.Requests + acc.unfinishedBad; n > 0 {
+	if o := s.judged.Overdue; o.N > 0 {
+		s.Overdue, s.OverdueAfterMs, s.OverdueMinWaitMs = o.N, o.AfterMs, o.MinWaitMs
+		s.ErrorRate = s.judged.ErrorRate()
+	}
+	if n := s.Requests + acc.unfinishedBad + acc.overduePending(s.judged); n > 0 {
 		s.GoodFraction = float64(acc.good) / float64(n)
 	}
 	if okN > 0 {
@@ -120,8 +154,8 @@ func (acc *stepAcc) finish(s *StepStats) {
 	if acc.perUserN > 0 {
 		s.PerUserOutputTokensPerS = acc.perUser / float64(acc.perUserN)
 	}
-	if acc.lastEnd > acc.firstSent {
-		s.DurationS = float64(acc.lastEnd-acc.firstSent) / 1e9
+	if end := acc.spanEnd(); end > acc.firstSent {
+		s.DurationS = float64(end-acc.firstSent) / 1e9
 		s.RequestThroughput = float64(okN) / s.DurationS
 		s.OutputTokenThroughput = float64(acc.outSum) / s.DurationS
 		s.TotalTokenThroughput = float64(acc.outSum+acc.promptSum) / s.DurationS
@@ -159,6 +193,7 @@ func computeStep(st *store, in stepInput, spec plan.SLA) (StepStats, *stepSample
 			s.WarmupRequests++
 		}
 	}
+	s.judged = acc.judged.Sample()
 	acc.finish(&s)
 	sm.orderBySent()
 	s.TTFTMs = summarize(append([]float64(nil), sm.ttft...))
@@ -191,8 +226,8 @@ func computeStep(st *store, in stepInput, spec plan.SLA) (StepStats, *stepSample
 	s.ClientLimited = clientLimited(&s)
 	s.LittleThroughputRps = littleThroughput(&s)
 	s.SteadyState, s.SteadyStateReason = steadyState(&s, sm)
-	s.judged = acc.judged.Sample()
-	s.MeetsSLA, s.SLAViolations = checkSLA(&s, spec)
+	v := sla.Judge(spec, stepSample(&s))
+	s.MeetsSLA, s.SLAViolations, s.SLAChecks, s.verdict = v.Pass, v.Reasons(), slaChecks(v), v
 	return s, sm
 }
 

@@ -113,11 +113,20 @@ type StepStats struct {
 	// Requests nor Errors, the SLA judge counts their waits as censored lower bounds
 	// (docs/metrics.md "Unfinished requests").
 	Unfinished int `json:"unfinished"`
+	// Overdue counts the unfinished requests that waited past OverdueAfterMs (ms,
+	// sla.OverdueAfterMs: twice the longest finished successful E2E, at least 1 s):
+	// lost to the user, they count as failed in ErrorRate and never as good.
+	// OverdueMinWaitMs is the shortest wait (ms) among them. All 0 when none.
+	Overdue          int     `json:"overdue,omitempty"`
+	OverdueAfterMs   float64 `json:"overdue_after_ms,omitempty"`
+	OverdueMinWaitMs float64 `json:"overdue_min_wait_ms,omitempty"`
 	// CutByStepTimeout: the step's wall-time bound ended it (steps.jsonl
 	// cut_by_step_timeout).
-	CutByStepTimeout bool           `json:"cut_by_step_timeout,omitempty"`
-	ErrorRate        float64        `json:"error_rate"`
-	ErrorClasses     map[string]int `json:"error_classes,omitempty"`
+	CutByStepTimeout bool `json:"cut_by_step_timeout,omitempty"`
+	// ErrorRate is the failed share (Errors + Overdue) / (Requests + Overdue): the
+	// SLA judge's error rate.
+	ErrorRate    float64        `json:"error_rate"`
+	ErrorClasses map[string]int `json:"error_classes,omitempty"`
 	// ErrorSamples gives, per error class, the first failed record's error message
 	// (records.jsonl "error"; at most 200 characters).
 	ErrorSamples map[string]string `json:"error_samples,omitempty"`
@@ -136,15 +145,18 @@ type StepStats struct {
 	E2EMs  Summary `json:"e2e_ms"`
 	ICLMs  Summary `json:"icl_ms"`
 
-	// Throughputs over (last response − first request) of the measured requests.
+	// Throughputs over (last response − first request) of the measured requests; with
+	// unfinished requests the span runs to the step's cut (the latest unfinished
+	// request's sent + wait), as the step was busy until then.
 	DurationS             float64 `json:"duration_s"`
 	RequestThroughput     float64 `json:"request_throughput"`      // req/s
 	OutputTokenThroughput float64 `json:"output_token_throughput"` // tokens/s
 	TotalTokenThroughput  float64 `json:"total_token_throughput"`  // tokens/s
 	// Goodput: finished requests meeting every SLA latency bound per second (each request
 	// judged by sla.RequestGoodness); GoodFraction: their share of the finished requests
-	// plus the unfinished ones that already broke a bound (an unfinished request is never
-	// good; one still within every bound is left out, its outcome unknown).
+	// plus the unfinished ones that already broke a bound or are overdue (an unfinished
+	// request is never good; one still within every bound and not overdue is left out,
+	// its outcome unknown).
 	Goodput      float64 `json:"goodput"`
 	GoodFraction float64 `json:"good_fraction"`
 	// PerUserOutputTokensPerS is the mean of OSL/E2E per request (tokens/s one user sees).
@@ -209,6 +221,12 @@ type StepStats struct {
 	MeetsSLA bool `json:"meets_sla"`
 	// SLAViolations lists the broken constraints, e.g. "ttft p95 812 ms > 500 ms".
 	SLAViolations []string `json:"sla_violations,omitempty"`
+	// SLAChecks are the judge's checks, bound by bound (sla.Judge): the values it
+	// compared (censoring-aware; the TTFTMs … E2EMs summaries are over finished requests
+	// only). Empty for a step judged empty (no finished request).
+	SLAChecks []SLACheck `json:"sla_checks,omitempty"`
+	// verdict is the judge's typed verdict behind MeetsSLA, SLAViolations and SLAChecks.
+	verdict sla.Verdict
 
 	Regime         Regime `json:"regime"`
 	RegimeEvidence string `json:"regime_evidence"`
@@ -298,6 +316,9 @@ type CurvePoint struct {
 
 // Capacity is the answer: the largest load within the SLA, with its confidence band.
 type Capacity struct {
+	// cause is why the segment's first failing step failed (verdict_cause.go), for the
+	// answer's words.
+	cause failCause
 	// MaxConcurrencyWithinSLA (closed loop; for a users ladder the requests in flight at
 	// the capacity point, X · R) or MaxRateWithinSLA (open loop, req/s). For a users
 	// ladder the capacity load, and RangeLow/RangeHigh, are users (UsersWithThinkTime).

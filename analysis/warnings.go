@@ -12,14 +12,16 @@ import (
 )
 
 // unfinishedWarning warns about a step whose measured requests were unfinished (more
-// than 5% of them): still in flight when the step ended, each counted by the SLA judge
-// at its wait so far, a lower bound of its latency (censored; docs/metrics.md
-// "Unfinished requests"). "" when none or few were. With some completed, the verdict
-// rests on the finished requests where the waits are short; with none completed there
-// are no latencies at all.
+// than 5% of them, or any overdue one): still in flight when the step ended, each
+// counted by the SLA judge at its wait so far, a lower bound of its latency (censored;
+// docs/metrics.md "Unfinished requests"). "" when none or few were and none is overdue.
+// Overdue ones (no answer after more than twice the longest finished request) say the
+// server looks hung — a longer window would not help; otherwise, with some completed,
+// the verdict rests on the finished requests where the waits are short; with none
+// completed there are no latencies at all.
 func unfinishedWarning(seg string, s *StepStats) string {
 	n := s.Requests + s.Unfinished
-	if s.Unfinished == 0 || float64(s.Unfinished) <= 0.05*float64(n) {
+	if s.Unfinished == 0 || (s.Overdue == 0 && float64(s.Unfinished) <= 0.05*float64(n)) {
 		return ""
 	}
 	head := fmt.Sprintf("segment %s, load %s: %d of %d measured requests were still in flight when the step ended (unfinished); "+
@@ -27,6 +29,9 @@ func unfinishedWarning(seg string, s *StepStats) string {
 		seg, fmtNum(s.Load), s.Unfinished, n)
 	if s.ClientLimited {
 		return head + ": they were waiting on the client's own limit, not on the server (see the client-limit warning)"
+	}
+	if s.Overdue > 0 && s.Requests-s.Errors > 0 {
+		return head + "; " + hungWords(s) + " (they count as failed in the error rate)"
 	}
 	if s.Requests-s.Errors > 0 {
 		if s.Schedule == plan.ScheduleConcurrency {
@@ -235,7 +240,9 @@ func headlineWarnings(a *Analysis) []Warning {
 	case MethodBelowFirstStep:
 		if a.Overall.Bottleneck != RegimeErrors {
 			fix := "extend the ladder downwards"
-			if s := a.Plan.Ladder.Search; s != nil && s.Integer() {
+			if a.Overall.cause != causeSLA {
+				fix = "not because the SLA is too tight (see the advice)"
+			} else if s := a.Plan.Ladder.Search; s != nil && s.Integer() {
 				fix = "no smaller load exists: relax the SLA or make the deployment faster"
 			} else if s != nil {
 				fix = "lower ladder.search.start"

@@ -177,6 +177,13 @@ var faultMatrix = []faultCase{
 		guards:   "requests that never finish count in the SLA (issue #14: censored latencies, unfinished in the error share)",
 	},
 	{
+		name:     "mid_stream_hang",
+		cfg:      ssetest.FaultConfig{Script: alternate(ssetest.FaultMidStreamHang)},
+		expect:   okAnd(ssetest.FaultMidStreamHang, hungClasses...),
+		meetsSLA: slaFails,
+		guards:   "a request hung after its first token is lost to the user (issue #14: overdue unfinished requests fail in the error share)",
+	},
+	{
 		name:     "slow_drip",
 		meetsSLA: slaPasses,
 		cfg:      ssetest.FaultConfig{Script: every(ssetest.FaultSlowDrip)},

@@ -38,6 +38,7 @@ func (p *Plan) fieldProblems() problems {
 	p.checkTarget(&ps)
 	p.checkSegments(&ps)
 	p.checkLadder(&ps)
+	p.checkStepTimeout(&ps)
 	p.checkSLA(&ps)
 	p.checkCapture(&ps)
 	p.checkReport(&ps)

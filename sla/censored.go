@@ -34,7 +34,9 @@ import (
 //     SLA does not pass).
 //
 // ITL is never censored (an unfinished request's ITL is unknown); the error rate counts
-// finished requests only, as the unfinished ones have not failed.
+// finished requests and the overdue unfinished ones (overdue.go: waited more than
+// OverdueFactor × the longest finished request and OverdueFloor), as failed; the other
+// unfinished requests have not failed.
 
 // MeanTailShare is the largest share of a censored sample's weight that may lie beyond
 // its last finished value for a mean bound to be judged on the estimate; above it the

@@ -41,8 +41,14 @@ type Check struct {
 	// NoData, NaN for NotApplicable. With Censored > 0 it is the censoring-aware
 	// estimate (censored.go), a lower bound when Undetermined.
 	Value float64
-	// Censored counts the unfinished requests whose lower bounds entered the check.
+	// Censored counts the unfinished requests whose lower bounds entered the check:
+	// those censored for its metric (an unfinished request whose first token came has
+	// an exact TTFT, so it is censored for E2E but not for TTFT).
 	Censored int
+	// Overdue (ErrorRate checks only) is the overdue unfinished requests counted as
+	// failed in Value, and Judged the error share's denominator (finished + overdue).
+	Overdue Overdue
+	Judged  int
 }
 
 // Failed reports whether the check breaks its bound (Broken, NoData or Undetermined).
@@ -67,7 +73,9 @@ func (c Check) Ratio() float64 {
 }
 
 // String describes the check: "ttft p95 812 ms > 500 ms", "ttft p95 400 ms ≤ 500 ms",
-// "ttft p95: no data", "itl p95: not applicable", "error rate 10.0% > 1.0%".
+// "ttft p95: no data", "itl p95: not applicable", "error rate 10.0% > 1.0%", "error
+// rate 4.8% > 1.0% (5 of 104 requests got no answer after ≥ 2.1 s, over twice the
+// longest finished request)", "e2e p95 5200 ms ≤ 8000 ms (64 censored)".
 func (c Check) String() string { return c.describe("") }
 
 // describe renders the check with the threshold prefixed by scale ("2 × ").
@@ -77,7 +85,11 @@ func (c Check) describe(scale string) string {
 		rel = ">"
 	}
 	if c.Bound.Metric == ErrorRate {
-		return fmt.Sprintf("error rate %.1f%% %s %s%.1f%%", 100*c.Value, rel, scale, 100*c.Bound.Threshold)
+		out := fmt.Sprintf("error rate %.1f%% %s %s%.1f%%", 100*c.Value, rel, scale, 100*c.Bound.Threshold)
+		if c.Overdue.N > 0 {
+			out += " (" + c.Overdue.Explain(c.Judged) + ")"
+		}
+		return out
 	}
 	name := c.Bound.Metric.String() + " " + c.Bound.Stat.String()
 	switch c.Outcome {
@@ -86,12 +98,12 @@ func (c Check) describe(scale string) string {
 	case NotApplicable:
 		return name + ": not applicable"
 	case Undetermined:
-		return fmt.Sprintf("%s ≥ %.0f ms, undetermined against %s%.0f ms (%d unfinished)",
+		return fmt.Sprintf("%s ≥ %.0f ms, undetermined against %s%.0f ms (%d censored)",
 			name, c.Value, scale, c.Bound.Threshold, c.Censored)
 	}
 	out := fmt.Sprintf("%s %.0f ms %s %s%.0f ms", name, c.Value, rel, scale, c.Bound.Threshold)
 	if c.Censored > 0 {
-		out += fmt.Sprintf(" (%d unfinished)", c.Censored)
+		out += fmt.Sprintf(" (%d censored)", c.Censored)
 	}
 	return out
 }
@@ -206,7 +218,7 @@ func Judge(spec plan.SLA, s Sample) Verdict {
 func judgeBound(b Bound, s Sample) Check {
 	c := Check{Bound: b}
 	if b.Metric == ErrorRate {
-		c.Value = s.ErrorRate()
+		c.Value, c.Overdue, c.Judged = s.ErrorRate(), s.Overdue, s.ErrorJudged()
 	} else if x, ok := s.Of(b.Metric).Value(b.Stat); ok {
 		if o, cens := s.censored(b.Metric); cens {
 			return judgeCensored(b, o, x)
@@ -224,4 +236,22 @@ func judgeBound(b Bound, s Sample) Check {
 		c.Outcome = Broken
 	}
 	return c
+}
+
+// String is the outcome's name in analysis.json: "met", "broken", "no_data",
+// "not_applicable", "undetermined".
+func (o Outcome) String() string {
+	switch o {
+	case Met:
+		return "met"
+	case Broken:
+		return "broken"
+	case NoData:
+		return "no_data"
+	case NotApplicable:
+		return "not_applicable"
+	case Undetermined:
+		return "undetermined"
+	}
+	return "unknown"
 }

@@ -10,9 +10,14 @@ type Sample struct {
 	// Requests counts the finished judged requests; Errors the failed ones among them.
 	Requests, Errors int
 	// CutOff counts the unfinished requests: still in flight when the step ended, not
-	// failed by the server, so outside Requests and the error rate, but in the TTFT,
+	// failed by the server, so outside Requests and the error rate (except the overdue
+	// ones, Overdue), but in the TTFT,
 	// TTFO and E2E summaries as censored values (lower bounds; Summary.Censored).
 	CutOff int
+	// Overdue is the unfinished requests that waited past the step's overdue threshold
+	// (overdue.go): counted as failed in ErrorRate. Zero in a sample built from
+	// summaries only.
+	Overdue Overdue
 	// ITLEligible counts the successful judged requests with two output tokens or more
 	// (ITL is defined for them only).
 	ITLEligible int
@@ -41,13 +46,19 @@ func (s Sample) Of(m Metric) Summary {
 	return Summary{}
 }
 
-// ErrorRate is the failed fraction of the judged requests (0 when there are none).
+// ErrorRate is the failed share of the judged requests: (Errors + Overdue.N) /
+// (Requests + Overdue.N), the overdue unfinished requests counted as failed (0 when
+// there are none).
 func (s Sample) ErrorRate() float64 {
-	if s.Requests == 0 {
-		return 0
+	if n := s.ErrorJudged(); n > 0 {
+		return float64(s.Errors+s.Overdue.N) / float64(n)
 	}
-	return float64(s.Errors) / float64(s.Requests)
+	return 0
 }
+
+// ErrorJudged is the error share's denominator: the finished requests and the overdue
+// unfinished ones.
+func (s Sample) ErrorJudged() int { return s.Requests + s.Overdue.N }
 
 // NotApplicable reports whether bounds on metric m cannot apply to the sample: ITL when
 // some requests succeeded and none of them produced two output tokens (ITL is defined
@@ -102,19 +113,25 @@ func Unfinished(r *rundir.Record) (bool, float64) {
 
 // Collector builds a Sample from requests, one Add each, by the analysis' rules: an
 // unfinished request counts in CutOff and as censored TTFT, TTFO (each when nil) and E2E
-// values at its wait; a failed one in Requests and Errors; a successful one with two
+// values at its wait, and in Overdue when its wait is past the step's overdue threshold
+// (overdue.go); a failed one in Requests and Errors; a successful one with two
 // output tokens or more is ITL-eligible; the latencies of a successful one with output
 // tokens go into the summaries. The zero Collector is empty.
 type Collector struct {
 	s    Sample
 	vals [4][]float64 // TTFT, TTFO, ITL, E2E
 	cens [4][]float64 // censored lower bounds of TTFT, TTFO, (ITL: none), E2E
+	// waits are the unfinished requests' waits (ms); longestE2E the longest E2E (ms)
+	// of a finished successful request: for the overdue rule (overdue.go).
+	waits      []float64
+	longestE2E float64
 }
 
 // Add counts one measured request.
 func (c *Collector) Add(r Request) {
 	if r.Unfinished {
 		c.s.CutOff++
+		c.waits = append(c.waits, r.WaitedMs)
 		for i, v := range [4]*float64{r.TTFTMs, r.TTFOMs, nil, nil} {
 			if v != nil {
 				c.vals[i] = append(c.vals[i], *v) // the token came: its latency is known
@@ -131,6 +148,9 @@ func (c *Collector) Add(r Request) {
 	}
 	if r.OutputTokens >= 2 {
 		c.s.ITLEligible++
+	}
+	if r.E2EMs != nil {
+		c.longestE2E = max(c.longestE2E, *r.E2EMs)
 	}
 	if r.OutputTokens <= 0 {
 		return // token-less: no latency to speak of
@@ -155,6 +175,7 @@ func (c *Collector) Sample() Sample {
 	}
 	s.TTFT, s.TTFO, s.ITL, s.E2E = sum(0), sum(1), sum(2), sum(3)
 	s.obs = obs
+	s.Overdue = overdueOf(c.waits, c.longestE2E)
 	return s
 }
 

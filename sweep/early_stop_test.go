@@ -31,7 +31,7 @@ func TestEarlyStopAgreesWithTheAnalysis(t *testing.T) {
 		if bad == st.Pass {
 			t.Errorf("%s: violation %v (%q), want %v", st.Name, bad, why, !st.Pass)
 		}
-		if !st.Pass && why != "ttft p95 525 ms > 1 × 500 ms (1 unfinished)" {
+		if !st.Pass && why != "ttft p95 525 ms > 1 × 500 ms (1 censored)" {
 			t.Errorf("%s: reason %q", st.Name, why)
 		}
 		if streak = nextStreak(streak, why); streak >= 1 && stoppedAt < 0 {

@@ -129,6 +129,9 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 	if knee {
 		fmt.Fprintln(w, "capture knee: a step is captured unless an earlier step of its segment already failed the quick SLA check")
 	}
+	if b := stepBoundText(p, steps); b != "" {
+		fmt.Fprintln(w, b)
+	}
 	if p.Ladder.Search != nil {
 		n, _ := p.SearchEstimate()
 		_, err := fmt.Fprintf(w, "\nestimated wall time: at most %s (%s if every search used its max_steps, each at most its warm-up, "+
@@ -240,4 +243,26 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// stepBoundText is the plan's step wall-time bound line (plan.Plan.StepTimeout): "step
+// wall-time bound: 5m0s (derived; ladder.step_timeout sets it)", a range when the steps
+// differ; "" without steps.
+func stepBoundText(p *plan.Plan, steps []plan.Step) string {
+	if len(steps) == 0 {
+		return ""
+	}
+	lo, hi := steps[0].Timeout, steps[0].Timeout
+	for _, s := range steps {
+		lo, hi = min(lo, s.Timeout), max(hi, s.Timeout)
+	}
+	b := roundDur(lo)
+	if hi != lo {
+		b = roundDur(lo) + " to " + roundDur(hi)
+	}
+	src := "derived; ladder.step_timeout sets it"
+	if p.Ladder.StepTimeout > 0 {
+		src = "ladder.step_timeout"
+	}
+	return fmt.Sprintf("step wall-time bound: %s (%s)", b, src)
 }

@@ -37,6 +37,9 @@ const (
 	FaultTruncate Fault = "truncate"
 	// FaultHang writes the headers and then nothing until the client goes away.
 	FaultHang Fault = "hang"
+	// FaultMidStreamHang writes the headers and two content events, then nothing until
+	// the client goes away: the first token came (TTFT exact), the answer never ends.
+	FaultMidStreamHang Fault = "mid_stream_hang"
 	// FaultSlowDrip is the healthy answer written DripBytes bytes at a time, DripGap
 	// apart.
 	FaultSlowDrip Fault = "slow_drip"
@@ -368,6 +371,11 @@ func (s *FaultServer) write(c net.Conn, f Fault) bool {
 		return false
 	case FaultHang:
 		if writeAll(c, sseHeadChunked) {
+			_, _ = io.Copy(io.Discard, c) // until the client (or Close) ends the connection
+		}
+		return false
+	case FaultMidStreamHang:
+		if writeAll(c, sseHeadChunked+chunk(event(tokenChunk))+chunk(event(tokenChunk))) {
 			_, _ = io.Copy(io.Discard, c) // until the client (or Close) ends the connection
 		}
 		return false
