@@ -57,11 +57,11 @@ func TestHungRequestsFailTheStepAndSaySo(t *testing.T) {
 	if er.Metric != "error_rate" || er.Outcome != "broken" || er.Overdue != 2 || er.ValueFraction == nil || *er.ValueFraction != 2.0/42 {
 		t.Errorf("error-rate check %+v", er)
 	}
-	want := "error rate 4.8% > 1.0% (2 of 42 requests got no answer after ≥ 7.0 s, over twice the longest finished request)"
+	want := "error rate 4.8% > 1.0% (2 of 42 requests got no token for ≥ 7.0 s, over twice the longest finished request)"
 	if len(s.SLAViolations) != 1 || s.SLAViolations[0] != want {
 		t.Errorf("violations %q, want %q", s.SLAViolations, want)
 	}
-	hung := "2 requests got no answer after ≥ 7 s, longer than every finished request: the server looks hung"
+	hung := "2 requests got no token for ≥ 7 s, longer than every finished request: the server looks hung"
 	if !strings.Contains(a.Segments[0].Capacity.Advice, hung) || !strings.Contains(a.Answer, hung) {
 		t.Errorf("advice %q\nanswer %q", a.Segments[0].Capacity.Advice, a.Answer)
 	}

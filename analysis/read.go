@@ -30,6 +30,7 @@ type request struct {
 	drawn                  uint16  // drawn segment, index into store.names
 	errClass               uint16  // index into store.names (0 = none)
 	waitedMs               float32 // an unfinished request's wait (ms; sla.Unfinished)
+	lastTokenMs            float32 // an unfinished request's sent → last token (ms; sla.Request.LastTokenMs)
 	phase                  uint8
 	ok                     bool
 	unfinished             bool // still in flight when its step ended (sla.Unfinished)
@@ -151,8 +152,8 @@ func (s *store) add(r *rundir.Record) {
 		drawn: s.intern(r.Segment), phase: phaseCode(r.Phase),
 		ok: r.Status == rundir.StatusOK,
 	}
-	if u, w := sla.Unfinished(r); u {
-		q.unfinished, q.waitedMs = true, float32(w)
+	if jr := sla.RecordRequest(r); jr.Unfinished {
+		q.unfinished, q.waitedMs, q.lastTokenMs = true, float32(jr.WaitedMs), float32(jr.LastTokenMs)
 	}
 	if !q.ok {
 		cls := r.ErrorClass

@@ -49,9 +49,9 @@ type stepAcc struct {
 	// unfinishedBad counts the unfinished requests that already broke a latency bound
 	// (sla.NotGood): in the good fraction's denominator, never good.
 	unfinishedBad int
-	// pendingWaits are the waits (ms) of the other unfinished requests: those overdue
-	// (sla.Sample.IsOverdue) are never good either, and enter the denominator too.
-	pendingWaits []float64
+	// pending are the other unfinished requests: those overdue (sla.Sample.IsOverdue)
+	// are never good either, and enter the denominator too.
+	pending []sla.Request
 	// cutNs is when the step was cut (an unfinished request's sent + wait, the latest);
 	// 0 when every request finished.
 	cutNs int64
@@ -66,8 +66,8 @@ func (acc *stepAcc) spanEnd() int64 { return max(acc.lastEnd, acc.cutNs) }
 // step's judged sample j (sla.StepGoodness: never good, lost to the user).
 func (acc *stepAcc) overduePending(j sla.Sample) int {
 	n := 0
-	for _, w := range acc.pendingWaits {
-		if j.IsOverdue(sla.Request{Unfinished: true, WaitedMs: w}) {
+	for _, r := range acc.pending {
+		if j.IsOverdue(r) {
 			n++
 		}
 	}
@@ -90,7 +90,7 @@ func (acc *stepAcc) add(st *store, q *request, s *StepStats, sm *stepSamples) {
 			acc.cutNs = max(acc.cutNs, q.sentNs+int64(float64(q.waitedMs)*1e6))
 		}
 		if good == sla.Pending {
-			acc.pendingWaits = append(acc.pendingWaits, float64(q.waitedMs))
+			acc.pending = append(acc.pending, jq)
 		}
 		if q.firstNs == 0 {
 			s.cancelledNoFirst++
@@ -239,7 +239,8 @@ func judgeRequest(q *request) sla.Request {
 		}
 		return &v
 	}
-	return sla.Request{Unfinished: q.unfinished, WaitedMs: float64(q.waitedMs), OK: q.ok, OutputTokens: int(q.output),
+	return sla.Request{Unfinished: q.unfinished, WaitedMs: float64(q.waitedMs), LastTokenMs: float64(q.lastTokenMs),
+		OK: q.ok, OutputTokens: int(q.output),
 		TTFTMs: ptr(q.ttft), TTFOMs: ptr(q.ttfo), ITLMs: ptr(q.itl), E2EMs: ptr(q.e2e)}
 }
 

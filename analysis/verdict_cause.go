@@ -14,7 +14,7 @@ type failCause uint8
 const (
 	// causeSLA: a bound was broken (or the step passed): the usual advice applies.
 	causeSLA failCause = iota
-	// causeHung: overdue requests (sla.Overdue: no answer after more than twice the
+	// causeHung: overdue requests (sla.Overdue: no token for more than twice the
 	// longest finished one) pushed the error rate over its bound.
 	causeHung
 	// causeUndetermined: no bound was broken, but unfinished requests left one
@@ -56,11 +56,11 @@ func firstFailing(steps []StepStats) *StepStats {
 	return nil
 }
 
-// hungWords says step s's overdue requests and the remedy: "5 requests got no answer
-// after ≥ 2.1 s, longer than every finished request: the server looks hung — check it,
+// hungWords says step s's overdue requests and the remedy: "5 requests got no token
+// for ≥ 2.1 s, longer than every finished request: the server looks hung — check it,
 // or lower target.first_byte_timeout/idle_timeout to fail such requests sooner".
 func hungWords(s *StepStats) string {
-	return fmt.Sprintf("%s requests got no answer after ≥ %s s, longer than every finished request: the server looks hung — "+
+	return fmt.Sprintf("%s requests got no token for ≥ %s s, longer than every finished request: the server looks hung — "+
 		"check it, or lower target.first_byte_timeout/idle_timeout to fail such requests sooner",
 		commaInt(float64(s.Overdue)), fmtNum(roundTo(s.OverdueMinWaitMs/1000, 1)))
 }

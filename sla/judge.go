@@ -74,7 +74,7 @@ func (c Check) Ratio() float64 {
 
 // String describes the check: "ttft p95 812 ms > 500 ms", "ttft p95 400 ms ≤ 500 ms",
 // "ttft p95: no data", "itl p95: not applicable", "error rate 10.0% > 1.0%", "error
-// rate 4.8% > 1.0% (5 of 104 requests got no answer after ≥ 2.1 s, over twice the
+// rate 4.8% > 1.0% (5 of 104 requests got no token for ≥ 2.1 s, over twice the
 // longest finished request)", "e2e p95 5200 ms ≤ 8000 ms (64 censored)".
 func (c Check) String() string { return c.describe("") }
 

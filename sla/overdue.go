@@ -6,8 +6,11 @@ import (
 )
 
 // Overdue requests. An unfinished request (still in flight when its step ended) is
-// overdue when its wait exceeds OverdueAfterMs of the step: max(OverdueFactor × the
-// longest E2E of the step's finished successful requests, OverdueFloor). A healthy step
+// overdue when it had been silent — no content event since it was sent, or since its
+// last token (Request.SilentMs) — for longer than OverdueAfterMs of the step:
+// max(OverdueFactor × the longest E2E of the step's finished successful requests,
+// OverdueFloor). A long reply still streaming when the step ended is not silent, so not
+// overdue however long it has run (its E2E stays censored). A healthy step
 // cut with C requests in flight has waits like its finished requests' E2E — each
 // in-flight request started no earlier than the finished ones around it — so none is
 // overdue; a request that has waited more than twice as long as anything that finished,
@@ -46,8 +49,8 @@ type Overdue struct {
 	// LongestFinishedMs is the longest E2E (ms) of the finished successful requests
 	// (0 when none).
 	LongestFinishedMs float64
-	// MinWaitMs is the shortest wait (ms) of an overdue request (0 when N is 0): each
-	// overdue request got no answer after at least this long.
+	// MinWaitMs is the shortest silence (ms, Request.SilentMs) of an overdue request (0
+	// when N is 0): each overdue request got no token for at least this long.
 	MinWaitMs float64
 }
 
@@ -56,7 +59,7 @@ type Overdue struct {
 func (o Overdue) floored() bool { return OverdueFactor*o.LongestFinishedMs < OverdueFloor }
 
 // Explain is the overdue requests in words, as the error-rate check says them: "5 of
-// 104 requests got no answer after ≥ 2.1 s, over twice the longest finished request";
+// 104 requests got no token for ≥ 2.1 s, over twice the longest finished request";
 // judged is the error share's denominator (finished + overdue). Empty when N is 0.
 func (o Overdue) Explain(judged int) string {
 	if o.N == 0 {
@@ -66,10 +69,10 @@ func (o Overdue) Explain(judged int) string {
 	if o.floored() {
 		why = fmt.Sprintf("over %.0f s and twice the longest finished request", OverdueFloor/1000)
 	}
-	return fmt.Sprintf("%d of %d requests got no answer after ≥ %.1f s, %s", o.N, judged, o.MinWaitMs/1000, why)
+	return fmt.Sprintf("%d of %d requests got no token for ≥ %.1f s, %s", o.N, judged, o.MinWaitMs/1000, why)
 }
 
-// overdueOf returns the overdue part of the unfinished waits (ms) given the longest
+// overdueOf returns the overdue part of the unfinished requests' silences (ms) given the longest
 // finished successful E2E (ms).
 func overdueOf(waits []float64, longestE2EMs float64) Overdue {
 	o := Overdue{AfterMs: OverdueAfterMs(longestE2EMs), LongestFinishedMs: longestE2EMs}
@@ -84,11 +87,11 @@ func overdueOf(waits []float64, longestE2EMs float64) Overdue {
 	return o
 }
 
-// IsOverdue reports whether unfinished request r is overdue in sample s (its wait
+// IsOverdue reports whether unfinished request r is overdue in sample s (its silence
 // beyond s.Overdue.AfterMs); false for a finished request or a sample built from
 // summaries only.
 func (s Sample) IsOverdue(r Request) bool {
-	return r.Unfinished && s.Overdue.AfterMs > 0 && r.WaitedMs > s.Overdue.AfterMs
+	return r.Unfinished && s.Overdue.AfterMs > 0 && r.SilentMs() > s.Overdue.AfterMs
 }
 
 // StepGoodness is request r's goodness within sample s, its step's sample:

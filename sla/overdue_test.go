@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 var ttftP50 = plan.SLA{TTFTMs: map[string]float64{"p50": 2000}, MaxErrorRate: 0.01}
@@ -30,7 +31,7 @@ func TestSmallShareHungFailsErrorRate(t *testing.T) {
 		t.Fatalf("5 of 104 hung: %s", v)
 	}
 	near(t, "error rate", er.Value, 5.0/104, 1e-12)
-	want := "error rate 4.8% > 1.0% (5 of 104 requests got no answer after ≥ 2.1 s, over twice the longest finished request)"
+	want := "error rate 4.8% > 1.0% (5 of 104 requests got no token for ≥ 2.1 s, over twice the longest finished request)"
 	if er.String() != want {
 		t.Errorf("error-rate check %q\nwant %q", er.String(), want)
 	}
@@ -55,6 +56,28 @@ func TestMidStreamHangFailsTTFTOnlySLA(t *testing.T) {
 		t.Errorf("error-rate check %+v", er)
 	}
 	near(t, "error rate", er.Value, 0.5, 1e-12)
+}
+
+// TestStreamingLongReplyIsNotOverdue: a reply still streaming when the step ended
+// (sent 5 s ago, its last token 4.9 s after it was sent) is silent for 0.1 s only, so
+// not overdue however much longer than the finished requests (1 s) it has run; the same
+// wait with its last token at 100 ms (a hang mid-stream) is overdue.
+func TestStreamingLongReplyIsNotOverdue(t *testing.T) {
+	var c Collector
+	for range 50 {
+		c.Add(finished(100, 1000))
+	}
+	streaming := Request{Unfinished: true, WaitedMs: 5000, LastTokenMs: 4900, TTFTMs: msp(100), TTFOMs: msp(100)}
+	c.Add(streaming)
+	s := c.Sample()
+	if s.Overdue.N != 0 || s.IsOverdue(streaming) || s.ErrorRate() != 0 {
+		t.Fatalf("still streaming: overdue %+v, error rate %v, want none", s.Overdue, s.ErrorRate())
+	}
+	hung := Request{Unfinished: true, WaitedMs: 5000, LastTokenMs: 100, TTFTMs: msp(100), TTFOMs: msp(100)}
+	c.Add(hung)
+	if s := c.Sample(); s.Overdue.N != 1 || !s.IsOverdue(hung) || s.Overdue.MinWaitMs != 4900 {
+		t.Errorf("hung mid-stream: overdue %+v, want 1 silent for 4900 ms", s.Overdue)
+	}
 }
 
 // TestHealthyCutHasNoOverdue: the healthy C = 64 step of TestHealthyStepCutInFlightPasses
@@ -97,7 +120,7 @@ func TestOverdueFloor(t *testing.T) {
 	}
 	c.Add(Request{Unfinished: true, WaitedMs: 1200})
 	s := c.Sample()
-	want := "1 of 11 requests got no answer after ≥ 1.2 s, over 1 s and twice the longest finished request"
+	want := "1 of 11 requests got no token for ≥ 1.2 s, over 1 s and twice the longest finished request"
 	if got := s.Overdue.Explain(s.ErrorJudged()); got != want {
 		t.Errorf("explain %q, want %q", got, want)
 	}
@@ -122,5 +145,22 @@ func TestOverdueIsNeverGood(t *testing.T) {
 	}
 	if g := StepGoodness(bounds, s, Request{Unfinished: true, WaitedMs: 500}); g != Pending {
 		t.Errorf("step goodness of a 500 ms wait %v, want pending", g)
+	}
+}
+
+// TestRecordRequestKeepsLastToken: an unfinished record's last content event (end_ns)
+// gives its LastTokenMs, so its silence is waited_ms − (end_ns − sent_ns); with no token
+// it is silent for its whole wait.
+func TestRecordRequestKeepsLastToken(t *testing.T) {
+	w := 5000.0
+	r := rundir.Record{Status: rundir.StatusError, ErrorClass: rundir.ErrUnfinished, WaitedMs: &w,
+		SentNs: 1_000_000_000, EndNs: 5_900_000_000}
+	q := RecordRequest(&r)
+	if !q.Unfinished || q.LastTokenMs != 4900 || q.SilentMs() != 100 {
+		t.Errorf("streaming record: %+v silent %v, want last token 4900 ms, silent 100 ms", q, q.SilentMs())
+	}
+	r.EndNs = 0
+	if q := RecordRequest(&r); q.LastTokenMs != 0 || q.SilentMs() != 5000 {
+		t.Errorf("no token: %+v silent %v, want silent 5000 ms", q, q.SilentMs())
 	}
 }

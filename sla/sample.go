@@ -75,6 +75,10 @@ type Request struct {
 	// so far, a lower bound of its E2E (and of TTFT/TTFO when those are nil).
 	Unfinished bool
 	WaitedMs   float64
+	// LastTokenMs is an unfinished request's time (ms) from sent to its last content
+	// event, 0 when none came: WaitedMs − LastTokenMs is how long it had been silent
+	// when the step ended (SilentMs), what the overdue rule judges.
+	LastTokenMs float64
 	// OK: the request succeeded.
 	OK bool
 	// OutputTokens is the reply's length in tokens.
@@ -88,8 +92,16 @@ type Request struct {
 func RecordRequest(r *rundir.Record) Request {
 	q := Request{OK: r.OK(), OutputTokens: r.OutputTokens, TTFTMs: r.TTFTMs, TTFOMs: r.TTFOMs, ITLMs: r.ITLMs, E2EMs: r.E2EMs}
 	q.Unfinished, q.WaitedMs = Unfinished(r)
+	if q.Unfinished && r.ErrorClass == rundir.ErrUnfinished && r.WaitedMs != nil && r.SentNs > 0 && r.EndNs > r.SentNs {
+		q.LastTokenMs = float64(r.EndNs-r.SentNs) / 1e6
+	}
 	return q
 }
+
+// SilentMs is how long (ms) unfinished request r had gone without a content event when
+// its step ended: its wait since the last token, or since it was sent when none came.
+// A reply still streaming slowly is not silent; a hung one (before or mid-stream) is.
+func (r Request) SilentMs() float64 { return max(r.WaitedMs-r.LastTokenMs, 0) }
 
 // Unfinished reports whether record r was still in flight when its step ended, and how
 // long it had waited (ms): error class unfinished with waited_ms; or, in runs written
@@ -121,7 +133,7 @@ type Collector struct {
 	s    Sample
 	vals [4][]float64 // TTFT, TTFO, ITL, E2E
 	cens [4][]float64 // censored lower bounds of TTFT, TTFO, (ITL: none), E2E
-	// waits are the unfinished requests' waits (ms); longestE2E the longest E2E (ms)
+	// waits are the unfinished requests' silences (ms, Request.SilentMs); longestE2E the longest E2E (ms)
 	// of a finished successful request: for the overdue rule (overdue.go).
 	waits      []float64
 	longestE2E float64
@@ -131,7 +143,7 @@ type Collector struct {
 func (c *Collector) Add(r Request) {
 	if r.Unfinished {
 		c.s.CutOff++
-		c.waits = append(c.waits, r.WaitedMs)
+		c.waits = append(c.waits, r.SilentMs())
 		for i, v := range [4]*float64{r.TTFTMs, r.TTFOMs, nil, nil} {
 			if v != nil {
 				c.vals[i] = append(c.vals[i], *v) // the token came: its latency is known

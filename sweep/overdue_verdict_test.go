@@ -37,7 +37,7 @@ sla: {ttft_ms: {p50: 500}, max_error_rate: 0.01}
 			s.MeetsSLA, s.Overdue, s.Unfinished, s.Errors, s.ErrorRate, srv.Counts()[ssetest.FaultHang], s.SLAViolations)
 	}
 	if len(s.SLAViolations) != 1 || !strings.HasPrefix(s.SLAViolations[0], "error rate") ||
-		!strings.Contains(s.SLAViolations[0], "requests got no answer after ≥") {
+		!strings.Contains(s.SLAViolations[0], "requests got no token for ≥") {
 		t.Errorf("violations %q: want only the error rate, naming the requests that got no answer", s.SLAViolations)
 	}
 	for name, text := range map[string]string{"advice": a.Segments[0].Capacity.Advice, "answer": a.Answer} {
