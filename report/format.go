@@ -188,6 +188,12 @@ func statOf(s analysis.Summary, stat string) float64 {
 	return math.NaN()
 }
 
+// stepNumber is a step as every table and text a person reads shows it (the XLSX
+// sheets, steps.csv, the PDF and Markdown): its zero-based index (rundir.Record.Step,
+// analysis.StepStats.Step, the JSON files' "step") counted from 1, as `llmcap plan` and
+// the progress lines count (docs/metrics.md, "Step numbers").
+func stepNumber(index int) int { return index + 1 }
+
 // bottleneckVerdict is the plain-words verdict for a regime name: the regime's long
 // name, then what it means in parentheses.
 func bottleneckVerdict(regime analysis.Regime) string {

@@ -64,7 +64,7 @@ func stepsRow(seg string, s analysis.StepStats) []any {
 		violations += x
 	}
 	ttft, ttfo, itl, e2e := shown(s.TTFTMs), shown(s.TTFOMs), shown(s.ITLMs), shown(s.E2EMs)
-	return []any{seg, s.Step, s.Schedule, v(s.Load), s.Requests, s.Errors, v(s.ErrorRate),
+	return []any{seg, stepNumber(s.Step), s.Schedule, v(s.Load), s.Requests, s.Errors, v(s.ErrorRate),
 		v(ttft.P50), v(ttft.P95), v(ttft.P99), v(ttfo.P95), v(itl.P50), v(itl.P95),
 		v(e2e.P50), v(e2e.P95), v(s.RequestThroughput), positive(s.LittleThroughputRps), v(s.OutputTokenThroughput), v(s.Goodput),
 		v(s.GoodFraction), v(s.PerUserOutputTokensPerS), s.SteadyState, s.MeetsSLA, string(s.Regime), violations,
