@@ -72,6 +72,9 @@ func analyzeInputs(in *runInputs) *Analysis {
 	if in.duplicates > 0 {
 		a.Warnings = append(a.Warnings, duplicatesWarning(in.duplicates))
 	}
+	if in.unknown.records > 0 {
+		a.Warnings = append(a.Warnings, unknownStepsWarning(in.unknown))
+	}
 	if rp := in.progress; rp.state != "" {
 		a.RunState, a.StepsCompleted, a.StepsPlanned = rp.state, rp.done, rp.planned
 		a.Warnings = append(a.Warnings, warning(WarnRunIncomplete, "%s", rp.warning))

@@ -62,7 +62,7 @@ func fitWarning(sa *SegmentAnalysis) string {
 	}
 	var why []string
 	if f.R2 < 0 && len(f.Residuals) > 0 {
-		why = append(why, fmt.Sprintf("the TTFT fit explains nothing (R² %.2f < 0: it predicts the steps' TTFT p95 worse than their mean does), so its curve is no prediction", f.R2))
+		why = append(why, fmt.Sprintf("the TTFT fit explains nothing (R² %s < 0: it predicts the steps' TTFT p95 worse than their mean does), so its curve is no prediction", r2Number(f.R2)))
 	}
 	itl := false
 	for i := range sa.Steps {

@@ -77,10 +77,15 @@ func capacityLoad(a *analysis.Analysis, c analysis.Capacity) float64 {
 // finite reports whether v is neither NaN nor ±Inf.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// num formats v with prec decimals and thousands separators; "–" for NaN/Inf.
+// num formats v with prec decimals and thousands separators; "–" for NaN/Inf; from
+// 10^15 in size, 3 significant digits ("-7.27e+153": a failed fit's R², never a long
+// row of digits).
 func num(v float64, prec int) string {
 	if !finite(v) {
 		return "–"
+	}
+	if math.Abs(v) >= 1e15 {
+		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
 	s := strconv.FormatFloat(math.Abs(v), 'f', prec, 64)
 	intPart, frac, _ := strings.Cut(s, ".")
