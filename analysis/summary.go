@@ -125,8 +125,8 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule, thinkDist string) 
 	case schedule == plan.ScheduleTrace || c.ThinkTimeS == 0:
 		users = "" // a trace has no users (it replays its own arrivals); without think time users are the concurrency
 	}
-	fmt.Fprintf(w, "Capacity: %s %s (%s), bound by %s, %s; %.2f req/s steady%s\n",
-		what, band, c.Method, orDash(c.LimitingConstraint), bound, c.ThroughputAtCapacity, users)
+	fmt.Fprintf(w, "Capacity: %s %s (%s), %s, %s; %.2f req/s steady%s\n",
+		what, band, c.Method, boundByText(c), bound, c.ThroughputAtCapacity, users)
 	if s := sa.Search; s != nil {
 		fmt.Fprintf(w, "Search: %d steps over %s (%s); stopped: %s\n", s.Steps, s.Over, searchPathText(s), s.StopText)
 	}

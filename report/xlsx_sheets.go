@@ -168,7 +168,7 @@ func writeSegmentsSheet(f *excelize.File, st styles, a *analysis.Analysis) error
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
 		rows = append(rows, []any{seg.Segment, nanNil(shareOf(a, seg.Segment)), nanNil(capacityLoad(a, c)), nanNil(c.RangeLow), ciHighCell(c), methodText(c.Method),
-			string(c.Bottleneck), c.LimitingConstraint, nanNil(c.ThroughputAtCapacity), nanNil(c.OutputTokensPerSAtCapacity),
+			string(c.Bottleneck), analysis.BindingText(c), nanNil(c.ThroughputAtCapacity), nanNil(c.OutputTokensPerSAtCapacity),
 			capacityUsers(c), nanNil(c.ThinkTimeS), c.BottleneckEvidence, c.Advice})
 	}
 	return writeTable(f, SheetSegments, "SegmentsTable", cols, rows)
