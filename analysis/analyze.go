@@ -72,6 +72,9 @@ func analyzeInputs(in *runInputs) *Analysis {
 	if in.duplicates > 0 {
 		a.Warnings = append(a.Warnings, duplicatesWarning(in.duplicates))
 	}
+	if in.unknown.records > 0 {
+		a.Warnings = append(a.Warnings, unknownStepsWarning(in.unknown))
+	}
 	if rp := in.progress; rp.state != "" {
 		a.RunState, a.StepsCompleted, a.StepsPlanned = rp.state, rp.done, rp.planned
 		a.Warnings = append(a.Warnings, warning(WarnRunIncomplete, "%s", rp.warning))
@@ -510,13 +513,18 @@ func hashString(s string) uint64 {
 	return h.Sum64()
 }
 
-// WriteJSON writes a as dir/analysis.json (indented), replacing it atomically.
+// WriteJSON writes a as dir/analysis.json (indented), replacing it atomically, after
+// removing the temporary files a killed earlier write left (rundir.RemoveTemps).
 func WriteJSON(dir string, a *Analysis) error {
 	b, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode analysis: %w", err)
 	}
-	if err := rundir.WriteFileAtomic(filepath.Join(dir, FileAnalysis), append(b, '\n')); err != nil {
+	path := filepath.Join(dir, FileAnalysis)
+	if _, err := rundir.RemoveTemps(path); err != nil { // a killed earlier analyze's
+		return fmt.Errorf("write analysis: %w", err)
+	}
+	if err := rundir.WriteFileAtomic(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("write analysis: %w", err)
 	}
 	return nil

@@ -236,7 +236,7 @@ func TestMixDrawnSegmentsSteadyRuleAndThroughput(t *testing.T) {
 		near(t, "long little throughput", s.LittleThroughputRps, 0.25*s.Load/2, 1e-9)
 		near(t, "mix little throughput", a.Mix.Steps[i].LittleThroughputRps, s.Load/2, 1e-9)
 	}
-	if w := strings.Join(a.WarningMessages(), "\n"); strings.Contains(w, "segment long, load") {
+	if w := strings.Join(a.WarningMessages(), "\n"); strings.Contains(w, "segment long, step") {
 		t.Errorf("bogus steady-state warnings:\n%s", w)
 	}
 }

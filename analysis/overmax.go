@@ -39,9 +39,9 @@ func overMaxTokensWarning(seg string, s *StepStats) string {
 	if s.OverMaxTokens == 0 {
 		return ""
 	}
-	return fmt.Sprintf("segment %s, load %s: the server ignored max_tokens: %d of %d requests returned ~%s× the requested tokens; "+
+	return fmt.Sprintf("%s: the server ignored max_tokens: %d of %d requests returned ~%s× the requested tokens; "+
 		"output length and every per-token figure is the server's, not the plan's",
-		seg, fmtNum(s.Load), s.OverMaxTokens, s.OverMaxTokensOf, fmtNum(roundRatio(s.OverMaxTokensRatio)))
+		stepPlace(seg, s), s.OverMaxTokens, s.OverMaxTokensOf, fmtNum(roundRatio(s.OverMaxTokensRatio)))
 }
 
 // roundRatio rounds a ratio for a sentence: to 0.1 below 3, to 1 from there.

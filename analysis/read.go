@@ -192,6 +192,9 @@ type runInputs struct {
 	// progress: how far an incomplete run got; its unfinished steps are already dropped
 	// from records.order.
 	progress runProgress
+	// unknown: the records of a complete run's steps the run does not have, already
+	// dropped from records.order (dropUnknownSteps).
+	unknown unknownSteps
 }
 
 // readRun reads the run directory dir through rundir. run.json and records.jsonl are
@@ -235,6 +238,7 @@ func readRun(dir string) (*runInputs, error) {
 	in.damage = append(in.damage, dmg)
 	in.kernels = readKernels(dir)
 	in.progress = dropUnfinished(in, dir)
+	in.unknown = dropUnknownSteps(in)
 	return in, nil
 }
 

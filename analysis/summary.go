@@ -125,8 +125,8 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule, thinkDist string) 
 	case schedule == plan.ScheduleTrace || c.ThinkTimeS == 0:
 		users = "" // a trace has no users (it replays its own arrivals); without think time users are the concurrency
 	}
-	fmt.Fprintf(w, "Capacity: %s %s (%s), bound by %s, %s; %.2f req/s steady%s\n",
-		what, band, c.Method, orDash(c.LimitingConstraint), bound, c.ThroughputAtCapacity, users)
+	fmt.Fprintf(w, "Capacity: %s %s (%s), %s, %s; %.2f req/s steady%s\n",
+		what, band, c.Method, boundByText(c), bound, c.ThroughputAtCapacity, users)
 	if s := sa.Search; s != nil {
 		fmt.Fprintf(w, "Search: %d steps over %s (%s); stopped: %s\n", s.Steps, s.Over, searchPathText(s), s.StopText)
 	}
@@ -224,7 +224,20 @@ func itlModelText(steps []StepStats, f *Fit) string {
 // steps' TTFT p95 worse than their mean (often when TTFT hardly varies with load).
 func r2Text(r2 float64) string {
 	if r2 < 0 {
-		return fmt.Sprintf("R² %.2f (no fit: worse than the mean TTFT p95)", r2)
+		return fmt.Sprintf("R² %s (no fit: worse than the mean TTFT p95)", r2Number(r2))
 	}
-	return fmt.Sprintf("R² %.3f", r2)
+	return fmt.Sprintf("R² %s", r2Number(r2))
+}
+
+// r2Number is R² as every sentence shows it: 3 decimals ("0.987"), 2 when negative
+// ("-0.42"), and 3 significant digits once it is below -1000 ("-7.27e+153": steps whose
+// TTFT p95 hardly differ make a failed fit's R² huge and negative).
+func r2Number(r2 float64) string {
+	switch {
+	case r2 < -1000:
+		return fmt.Sprintf("%.3g", r2)
+	case r2 < 0:
+		return fmt.Sprintf("%.2f", r2)
+	}
+	return fmt.Sprintf("%.3f", r2)
 }

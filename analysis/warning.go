@@ -24,6 +24,10 @@ const (
 	// same run_id, step and request_id) and were ignored; Data.File names the file,
 	// Data.Count the ignored lines.
 	WarnDuplicateRecords WarningKind = "duplicate-records"
+	// WarnUnknownSteps: records.jsonl lines of a complete run named a step the run does
+	// not have (not in steps.jsonl) and were left out; Data.File names the file,
+	// Data.Count the records, Data.Steps the step numbers (counted from 1).
+	WarnUnknownSteps WarningKind = "unknown-steps"
 	// WarnRunIncomplete: run.json's state is not complete (Analysis.RunState); the
 	// unfinished steps were left out.
 	WarnRunIncomplete WarningKind = "run-incomplete"

@@ -119,7 +119,7 @@ func TestStepWarningsAreTyped(t *testing.T) {
 	}
 	i := slices.IndexFunc(a.Warnings, func(w Warning) bool { return w.Kind == WarnNotSteady })
 	if i < 0 || a.Warnings[i].Segment != "chat" || a.Warnings[i].Step != 0 ||
-		!strings.HasPrefix(a.Warnings[i].Message, "segment chat, load 50: not in steady state: ") {
+		!strings.HasPrefix(a.Warnings[i].Message, "segment chat, step 1 (concurrency 50): not in steady state: ") {
 		t.Errorf("warnings %+v, want a not-steady one for chat step 0", a.Warnings)
 	}
 	// One ladder step: every step met the SLA, so the segment's capacity and the

@@ -24,9 +24,9 @@ func unfinishedWarning(seg string, s *StepStats) string {
 	if s.Unfinished == 0 || (s.Overdue == 0 && float64(s.Unfinished) <= 0.05*float64(n)) {
 		return ""
 	}
-	head := fmt.Sprintf("segment %s, load %s: %d of %d measured requests were still in flight when the step ended (unfinished); "+
+	head := fmt.Sprintf("%s: %d of %d measured requests were still in flight when the step ended (unfinished); "+
 		"the SLA judge counts each at its wait so far, a lower bound of its latency",
-		seg, fmtNum(s.Load), s.Unfinished, n)
+		stepPlace(seg, s), s.Unfinished, n)
 	if s.ClientLimited {
 		return head + ": they were waiting on the client's own limit, not on the server (see the client-limit warning)"
 	}
@@ -51,9 +51,9 @@ func stepTimeoutWarning(seg string, s *StepStats) string {
 	if !s.CutByStepTimeout {
 		return ""
 	}
-	return fmt.Sprintf("segment %s, load %s: the step's wall-time bound (%s) ended it before its window and grace period did; "+
+	return fmt.Sprintf("%s: the step's wall-time bound (%s) ended it before its window and grace period did; "+
 		"its %d measured requests still in flight are unfinished, counted at their wait so far (ladder.step_timeout sets the bound)",
-		seg, fmtNum(s.Load), s.stepTimeout, s.Unfinished)
+		stepPlace(seg, s), s.stepTimeout, s.Unfinished)
 }
 
 // fitWarning warns when a segment's model fit means nothing: R² below 0 (the model
@@ -67,7 +67,7 @@ func fitWarning(sa *SegmentAnalysis) string {
 	}
 	var why []string
 	if f.R2 < 0 && len(f.Residuals) > 0 {
-		why = append(why, fmt.Sprintf("the TTFT fit explains nothing (R² %.2f < 0: it predicts the steps' TTFT p95 worse than their mean does), so its curve is no prediction", f.R2))
+		why = append(why, fmt.Sprintf("the TTFT fit explains nothing (R² %s < 0: it predicts the steps' TTFT p95 worse than their mean does), so its curve is no prediction", r2Number(f.R2)))
 	}
 	itl := false
 	for i := range sa.Steps {
@@ -128,16 +128,16 @@ func stepWarnings(a *Analysis) []Warning {
 			}
 			if s.SimulatorLate {
 				out = append(out, stepWarning(WarnSimulatorLate, sa.Segment, &s, fmt.Sprintf(
-					"segment %s, load %s: the simulator ran late (iteration lateness p99 %s ms > %s ms): the host starved it "+
+					"%s: the simulator ran late (iteration lateness p99 %s ms > %s ms): the host starved it "+
 						"of CPU, so this step's latencies measure the host, not the modelled engine: it is left out of the fit and the capacity; rerun on a quieter machine",
-					sa.Segment, fmtNum(s.Load), fmtNum(roundTo(s.Server.SimLatenessP99Ms, 1)), fmtNum(SimLateLimitMs))))
+					stepPlace(sa.Segment, &s), fmtNum(roundTo(s.Server.SimLatenessP99Ms, 1)), fmtNum(SimLateLimitMs))))
 			}
 			if w := overMaxTokensWarning(sa.Segment, &s); w != "" {
 				out = append(out, stepWarning(WarnIgnoredMaxTokens, sa.Segment, &s, w))
 			}
 			if !s.SteadyState {
-				out = append(out, stepWarning(WarnNotSteady, sa.Segment, &s, fmt.Sprintf("segment %s, load %s: not in steady state: %s",
-					sa.Segment, fmtNum(s.Load), s.SteadyStateReason)))
+				out = append(out, stepWarning(WarnNotSteady, sa.Segment, &s, fmt.Sprintf("%s: not in steady state: %s",
+					stepPlace(sa.Segment, &s), s.SteadyStateReason)))
 			}
 		}
 		out = append(out, fitWarnings(&sa, a.Constraints)...)
@@ -292,6 +292,23 @@ func analysedSegments(a *Analysis) []SegmentAnalysis {
 		out = append(out, *a.Mix)
 	}
 	return out
+}
+
+// stepPlace opens a step's warning: "segment short, step 7 (185 users)" — the step
+// numbered from 1 as the progress lines and `llmcap plan` number it, so two steps at one
+// load (a capacity search that measured 185 users twice) are told apart — with its load
+// ("concurrency 8", "2.50 req/s", "185 users", "trace replay").
+func stepPlace(seg string, s *StepStats) string {
+	load := "concurrency " + loadWords(s.Load)
+	switch s.Schedule {
+	case plan.ScheduleRate:
+		load = loadWords(s.Load) + " req/s"
+	case plan.ScheduleUsers:
+		load = loadWords(s.Load) + " users"
+	case plan.ScheduleTrace:
+		load = "trace replay"
+	}
+	return fmt.Sprintf("segment %s, step %d (%s)", seg, s.Step+1, load)
 }
 
 // stepLabel names a step in a sentence: "mix @ 64 concurrency", "chat @ 2.50 req/s",

@@ -70,7 +70,7 @@ func (cp *capture) startAfter(ctx context.Context, delay time.Duration) {
 	select {
 	case <-t.C:
 		if err := cp.start(ctx); err != nil {
-			cp.c.log.Warn("capture start failed", "step", cp.step.Index, "err", err)
+			cp.c.log.Warn("capture start failed", "step", cp.step.Index+1, "err", err)
 		}
 	case <-cp.cancel:
 		close(cp.startDone)
@@ -120,7 +120,7 @@ func (cp *capture) recoverHung(err error, qdstrm string) error {
 	cp.mu.Lock()
 	cp.hung, cp.adopted = true, moved
 	cp.mu.Unlock()
-	cp.c.log.Warn("capture: nsys stop hung; ended the session's agents", "step", cp.step.Index,
+	cp.c.log.Warn("capture: nsys stop hung; ended the session's agents", "step", cp.step.Index+1,
 		"agents", n, "qdstrm", qdstrm, "kept", moved, "err", err)
 	if merr != nil {
 		return fmt.Errorf("%w; ended %d nsys agent(s); %w", err, n, merr)

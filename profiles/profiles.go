@@ -276,7 +276,7 @@ func (c *Capturer) AfterMeasure(ctx context.Context, step plan.Step, runDir stri
 		if _, cerr := ConvertReport(ctx, c.nsys, cp.base, cp.dir, s); cerr != nil {
 			return cp.rel, fmt.Errorf("%w; importing what it wrote failed: %w", err, cerr)
 		}
-		c.log.Warn("capture recovered from a hung nsys stop", "step", step.Index, "dir", cp.rel)
+		c.log.Warn("capture recovered from a hung nsys stop", "step", step.Index+1, "dir", cp.rel)
 		return cp.rel, nil
 	}
 	s.DurationNs = cp.window().Nanoseconds()
@@ -284,7 +284,7 @@ func (c *Capturer) AfterMeasure(ctx context.Context, step plan.Step, runDir stri
 	if err != nil {
 		return cp.rel, fmt.Errorf("capture convert: %w", err)
 	}
-	c.log.Info("capture written", "step", step.Index, "dir", cp.rel, "gpu_time_ns", sum.GPUTimeNs,
+	c.log.Info("capture written", "step", step.Index+1, "dir", cp.rel, "gpu_time_ns", sum.GPUTimeNs,
 		"osrt_time_ns", sum.OSRTTimeNs, "profiles", sum.Profiles)
 	return cp.rel, nil
 }

@@ -194,7 +194,7 @@ func FitPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 	if fit.Underdetermined {
 		return nil, noData("the model was fitted from %d steps, too few to identify it", fit.FitSteps)
 	}
-	p := newPlot(fmt.Sprintf("Model fit: %s (R² %.3f)", seg.Segment, fit.R2), loadLabel(a), "TTFT p95 (ms)")
+	p := newPlot(fmt.Sprintf("Model fit: %s (R² %s)", seg.Segment, num(fit.R2, 3)), loadLabel(a), "TTFT p95 (ms)")
 	var curve, upper, lower plotter.XYs
 	for _, c := range shownCurve(a, seg) {
 		if !finite(c.Load) || !finite(c.TTFTp95Ms) {

@@ -10,7 +10,8 @@ import (
 	"github.com/llmcap/llmcap/rundir"
 )
 
-// stepsCSVHeader is the header of steps.csv (units in the column names).
+// stepsCSVHeader is the header of steps.csv (units in the column names; "step" counts
+// from 1, see stepNumber).
 var stepsCSVHeader = []string{
 	"segment", "step", "schedule", "load", "requests", "errors", "error_rate",
 	"ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "ttfo_p95_ms", "itl_p50_ms", "itl_p95_ms",
@@ -30,7 +31,7 @@ func stepsCSVRow(s analysis.StepStats) []string {
 	}
 	ttft, ttfo, itl, e2e := shown(s.TTFTMs), shown(s.TTFOMs), shown(s.ITLMs), shown(s.E2EMs)
 	return []string{
-		s.Segment, strconv.Itoa(s.Step), s.Schedule, f(s.Load), strconv.Itoa(s.Requests),
+		s.Segment, strconv.Itoa(stepNumber(s.Step)), s.Schedule, f(s.Load), strconv.Itoa(s.Requests),
 		strconv.Itoa(s.Errors), f(s.ErrorRate),
 		f(ttft.P50), f(ttft.P95), f(ttft.P99), f(ttfo.P95), f(itl.P50), f(itl.P95),
 		f(e2e.P50), f(e2e.P95), f(s.RequestThroughput), f(s.OutputTokenThroughput),

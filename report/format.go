@@ -77,10 +77,15 @@ func capacityLoad(a *analysis.Analysis, c analysis.Capacity) float64 {
 // finite reports whether v is neither NaN nor ±Inf.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// num formats v with prec decimals and thousands separators; "–" for NaN/Inf.
+// num formats v with prec decimals and thousands separators; "–" for NaN/Inf; from
+// 10^15 in size, 3 significant digits ("-7.27e+153": a failed fit's R², never a long
+// row of digits).
 func num(v float64, prec int) string {
 	if !finite(v) {
 		return "–"
+	}
+	if math.Abs(v) >= 1e15 {
+		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
 	s := strconv.FormatFloat(math.Abs(v), 'f', prec, 64)
 	intPart, frac, _ := strings.Cut(s, ".")
@@ -187,6 +192,12 @@ func statOf(s analysis.Summary, stat string) float64 {
 	}
 	return math.NaN()
 }
+
+// stepNumber is a step as every table and text a person reads shows it (the XLSX
+// sheets, steps.csv, the PDF and Markdown): its zero-based index (rundir.Record.Step,
+// analysis.StepStats.Step, the JSON files' "step") counted from 1, as `llmcap plan` and
+// the progress lines count (docs/metrics.md, "Step numbers").
+func stepNumber(index int) int { return index + 1 }
 
 // bottleneckVerdict is the plain-words verdict for a regime name: the regime's long
 // name, then what it means in parentheses.

@@ -53,7 +53,7 @@ func profileDir(k analysis.KernelSummary) string {
 
 // captureTitle names a capture's step, e.g. "chat @ 16 concurrency (step 3) — the knee".
 func captureTitle(a *analysis.Analysis, k analysis.KernelSummary) string {
-	t := fmt.Sprintf("%s @ %s %s (step %d)", orDash(k.Segment), loadText(k.Load), loadName(a), k.Step+1)
+	t := fmt.Sprintf("%s @ %s %s (step %d)", orDash(k.Segment), loadText(k.Load), loadName(a), stepNumber(k.Step))
 	if k.Knee {
 		t += " — the knee"
 	}

@@ -46,7 +46,7 @@ func renderMarkdown(in *input, charts []string) string {
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(seg.Segment), shareText(shareOf(a, seg.Segment)),
-			capacityText(a, c), rangeText(c), methodText(c.Method), orDash(c.Bottleneck), mdEscape(orDash(c.LimitingConstraint)))
+			capacityText(a, c), rangeText(c), methodText(c.Method), orDash(c.Bottleneck), mdEscape(analysis.BindingText(c)))
 	}
 	writeMarkdownWhatIf(&b, a.WhatIf)
 	writeMarkdownKernels(&b, a)

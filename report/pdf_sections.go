@@ -26,7 +26,7 @@ func summaryPage(in *input) []core.Row {
 	rows = append(rows,
 		boxed(a.Answer, colAnswerBG, props.Text{Size: 12, Style: fontstyle.Bold}),
 		para(""),
-		para("Binding constraint: "+orDash(a.Overall.LimitingConstraint), props.Text{Size: 9.5, Style: fontstyle.Bold, Top: 1}),
+		para("Binding constraint: "+analysis.BindingText(a.Overall), props.Text{Size: 9.5, Style: fontstyle.Bold, Top: 1}),
 		para(fmt.Sprintf("Bottleneck: %s.", bottleneckVerdict(a.Overall.Bottleneck)), props.Text{Size: 9.5, Top: 1}),
 	)
 	if ev := strings.TrimSpace(a.Overall.BottleneckEvidence); ev != "" {
@@ -193,7 +193,7 @@ func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]C
 	c := seg.Capacity
 	rows := []core.Row{heading("Results: " + seg.Segment),
 		para(fmt.Sprintf("Capacity: %s (range %s, %s). Bottleneck: %s. Binding constraint: %s. Throughput at capacity: %s req/s, %s output tokens/s.",
-			capacityText(a, c), rangeText(c), methodText(c.Method), orDash(c.Bottleneck), orDash(c.LimitingConstraint),
+			capacityText(a, c), rangeText(c), methodText(c.Method), orDash(c.Bottleneck), analysis.BindingText(c),
 			auto(c.ThroughputAtCapacity), auto(c.OutputTokensPerSAtCapacity)))}
 	if ev := strings.TrimSpace(c.BottleneckEvidence); ev != "" {
 		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))

@@ -34,17 +34,42 @@ const (
 	DirCharts    = "charts"
 )
 
+// formatOutputs are the files each format writes, relative to the run directory (the
+// charts' as a filepath.Glob pattern).
+var formatOutputs = map[string][]string{
+	"pdf": {FilePDF}, "xlsx": {FileXLSX}, "charts": {filepath.Join(DirCharts, "*")},
+	"json": {FileJSON}, "md": {FileMarkdown}, "csv": {FileStepsCSV},
+}
+
+// removeStaleTemps removes the temporary files that a killed earlier report left next to
+// the outputs of the formats in want (rundir.RemoveTemps), so none outlives the next
+// report. Errors: one that could not be removed.
+func removeStaleTemps(dir string, want map[string]bool) error {
+	for f := range want {
+		for _, p := range formatOutputs[f] {
+			if _, err := rundir.RemoveTemps(filepath.Join(dir, p)); err != nil {
+				return fmt.Errorf("report %s: %w", f, err)
+			}
+		}
+	}
+	return nil
+}
+
 // Write renders a into the run directory dir in each of formats (nil = all). It reads
 // records.jsonl and server-metrics.jsonl from dir when present (both are optional: the
 // Requests sheet, the CDF and the server charts are then empty or left out). It returns
 // an error naming the format that failed; an unknown format is an error before anything
-// is written.
+// is written. It first removes the temporary files a killed earlier report left next to
+// the files it writes (rundir.RemoveTemps).
 func Write(dir string, a *analysis.Analysis, formats []string) error {
 	if a == nil {
 		return errors.New("report: nil analysis")
 	}
 	want, err := normaliseFormats(formats)
 	if err != nil {
+		return err
+	}
+	if err := removeStaleTemps(dir, want); err != nil {
 		return err
 	}
 	in, err := loadInput(dir, a)

@@ -24,7 +24,7 @@ func keyNumbers(a *analysis.Analysis) []keyValue {
 		{"Range (" + rangeKindText(c) + ")", rangeText(c)},
 		{"Resampling noise (bootstrap, 95%)", noiseText(c)},
 		{"Method", methodText(c.Method)},
-		{"Binding constraint", orDash(c.LimitingConstraint)},
+		{"Binding constraint", analysis.BindingText(c)},
 		{"Bottleneck", orDash(c.Bottleneck)},
 		{"Throughput at capacity", throughputText(c)},
 		{usersLabel(c), capacityUsersText(c)},

@@ -64,7 +64,7 @@ func stepsRow(seg string, s analysis.StepStats) []any {
 		violations += x
 	}
 	ttft, ttfo, itl, e2e := shown(s.TTFTMs), shown(s.TTFOMs), shown(s.ITLMs), shown(s.E2EMs)
-	return []any{seg, s.Step, s.Schedule, v(s.Load), s.Requests, s.Errors, v(s.ErrorRate),
+	return []any{seg, stepNumber(s.Step), s.Schedule, v(s.Load), s.Requests, s.Errors, v(s.ErrorRate),
 		v(ttft.P50), v(ttft.P95), v(ttft.P99), v(ttfo.P95), v(itl.P50), v(itl.P95),
 		v(e2e.P50), v(e2e.P95), v(s.RequestThroughput), positive(s.LittleThroughputRps), v(s.OutputTokenThroughput), v(s.Goodput),
 		v(s.GoodFraction), v(s.PerUserOutputTokensPerS), s.SteadyState, s.MeetsSLA, string(s.Regime), violations,
@@ -168,7 +168,7 @@ func writeSegmentsSheet(f *excelize.File, st styles, a *analysis.Analysis) error
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
 		rows = append(rows, []any{seg.Segment, nanNil(shareOf(a, seg.Segment)), nanNil(capacityLoad(a, c)), nanNil(c.RangeLow), ciHighCell(c), methodText(c.Method),
-			string(c.Bottleneck), c.LimitingConstraint, nanNil(c.ThroughputAtCapacity), nanNil(c.OutputTokensPerSAtCapacity),
+			string(c.Bottleneck), analysis.BindingText(c), nanNil(c.ThroughputAtCapacity), nanNil(c.OutputTokensPerSAtCapacity),
 			capacityUsers(c), nanNil(c.ThinkTimeS), c.BottleneckEvidence, c.Advice})
 	}
 	return writeTable(f, SheetSegments, "SegmentsTable", cols, rows)

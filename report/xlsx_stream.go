@@ -112,7 +112,7 @@ func requestRow(vals []any, r *rundir.Record, t0 int64) {
 	if r.HTTPStatus != 0 {
 		http = r.HTTPStatus
 	}
-	copy(vals, []any{r.Segment, stepSegment(r), r.Step, r.Concurrency, rate, r.Phase, r.RequestID, r.SessionID, r.Turn, sent,
+	copy(vals, []any{r.Segment, stepSegment(r), stepNumber(r.Step), r.Concurrency, rate, r.Phase, r.RequestID, r.SessionID, r.Turn, sent,
 		ptr(r.TTFTMs), ptr(r.TTFOMs), ptr(r.ITLMs), ptr(r.E2EMs), r.PromptTokens, r.OutputTokens, r.ReasoningTokens,
 		r.IntendedPromptTokens, r.IntendedOutputTokens, r.TokensSource, r.FinishReason, r.Status, r.ErrorClass, http, r.Error})
 }
@@ -168,7 +168,10 @@ func writeServerSheet(f *excelize.File, st styles, samples []rundir.MetricSample
 	vals := make([]any, len(cols))
 	return streamSheet(f, SheetServer, "ServerMetricsTable", st, cols, func(emit func([]any) error) error {
 		for _, s := range samples {
-			vals[0], vals[1], vals[2] = float64(s.TimeNs-t0)/1e9, s.Step, s.URL
+			vals[0], vals[1], vals[2] = float64(s.TimeNs-t0)/1e9, nil, s.URL
+			if s.Step >= 0 { // empty between steps
+				vals[1] = stepNumber(s.Step)
+			}
 			for i, n := range names {
 				v, ok := s.Values[n]
 				vals[3+i] = nil

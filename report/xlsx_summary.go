@@ -259,7 +259,7 @@ func xlsxKeyNumbers(a *analysis.Analysis, st styles) []keyNumber {
 		{"Range (" + rangeKindText(c) + ")", rangeText(c), loadName(a), 0},
 		{"Resampling noise (bootstrap, 95%)", noiseText(c), loadName(a), 0},
 		{"Method", methodText(c.Method), "", 0},
-		{"Binding constraint", orDash(c.LimitingConstraint), "", 0},
+		{"Binding constraint", analysis.BindingText(c), "", 0},
 		{"Bottleneck", orDash(c.Bottleneck), "", 0},
 		{"Throughput at capacity", nanNil(c.ThroughputAtCapacity), "req/s", st.num2},
 		{"Output tokens at capacity", nanNil(c.OutputTokensPerSAtCapacity), "tokens/s", st.int0},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -72,4 +73,50 @@ func writeBytes(data []byte) func(w io.Writer) error {
 // renames its own; a killed process may leave one, which the next write ignores).
 func TempGlob(path string) string {
 	return path + tempInfix + "*"
+}
+
+// RemoveTemps removes the temporary files a killed WriteAtomic of path left behind —
+// the files matching TempGlob(path) whose name ends in the random digits WriteAtomic
+// gives them (NAME.tmp-123456789), so a file the user named alike is kept — and returns
+// what it removed. path may hold a filepath.Glob pattern in its base name (e.g.
+// "charts/*" for every chart). A stage calls it for the files it is about to write,
+// before writing them; the caller must be the only writer of those files (two
+// `llmcap report` runs into one directory at once would remove each other's).
+// Errors: a malformed pattern, or a removal that failed (the others are still tried).
+func RemoveTemps(path string) ([]string, error) {
+	matches, err := filepath.Glob(TempGlob(path))
+	if err != nil {
+		return nil, fmt.Errorf("remove stale temporary files of %s: %w", path, err)
+	}
+	var removed []string
+	var errs []error
+	for _, m := range matches {
+		if !isTempName(filepath.Base(m)) {
+			continue
+		}
+		if st, err := os.Lstat(m); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if err := os.Remove(m); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove stale temporary file: %w", err))
+			continue
+		}
+		removed = append(removed, m)
+	}
+	return removed, errors.Join(errs...)
+}
+
+// isTempName reports whether name is a WriteAtomic temporary file's: something, then
+// tempInfix, then only digits (os.CreateTemp's random part).
+func isTempName(name string) bool {
+	i := strings.LastIndex(name, tempInfix)
+	if i <= 0 || i+len(tempInfix) == len(name) {
+		return false
+	}
+	for _, c := range name[i+len(tempInfix):] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

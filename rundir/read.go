@@ -20,7 +20,9 @@ import (
 // without its newline that does not decode is torn (the writer died mid-line) and is
 // dropped. Reading always goes on past either. A records.jsonl line that decodes but is
 // no record of this run (no segment, phase or status, e.g. "{}" or "null"; or another
-// run's run_id) is corrupt too.
+// run's run_id) is corrupt too, and so is one with a value no sweep writes (a negative
+// step, latency, token count or time, an unknown phase or status, a latency above
+// MaxRecordLatencyMs: Record.impossible).
 type Damage struct {
 	File         string `json:"file"`                    // base name, e.g. records.jsonl
 	Corrupt      int    `json:"corrupt,omitempty"`       // complete lines that did not decode
@@ -339,7 +341,8 @@ func (d *decoder) chunk(c chunk) decoded {
 }
 
 // record decodes one line into r and checks that it is a record of this run: it names
-// its segment, phase and status, and its run_id (when set) is the run's.
+// its segment, phase and status, its run_id (when set) is the run's, and no value is
+// impossible (Record.impossible).
 func (d *decoder) record(line []byte, r *Record) error {
 	if err := d.decode(line, r); err != nil {
 		return err
@@ -354,5 +357,5 @@ func (d *decoder) record(line []byte, r *Record) error {
 	case d.runID != "" && r.RunID != "" && r.RunID != d.runID:
 		return fmt.Errorf("a record of run %q, not of this run %q", r.RunID, d.runID)
 	}
-	return nil
+	return r.impossible()
 }

@@ -35,7 +35,7 @@ func varied(n int) []rundir.Record {
 			r.Status, r.ErrorClass, r.HTTPStatus = rundir.StatusError, rundir.ErrHTTP5xx, 503
 			r.Error = "upstream said \"busy\"\n\ttry later ✓"
 		case 2:
-			r.TTFTMs, r.E2EMs = rundirtest.Ms(7e-7), rundirtest.Ms(1e21)
+			r.TTFTMs, r.E2EMs = rundirtest.Ms(7e-7), rundirtest.Ms(9.87654321e9) // 7e-7 reads through strconv; e2e just under MaxRecordLatencyMs
 			r.ICLMs = []float64{10.25, 9.75, 1e-3}
 		case 3:
 			r.Rate, r.Schedule = 2.5, "rate"

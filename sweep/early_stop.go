@@ -94,8 +94,8 @@ func (rn *runner) noteStoppedEarly(st plan.Step, sum rundir.StepSummary) {
 	}
 	msg := fmt.Sprintf("step %d (%s %s): stopped early after %d measured requests: error rate %.1f%% > the SLA's %.1f%% "+
 		"(the step fails the SLA whatever the rest of its window would show)",
-		st.Index, st.Segment, stepLoadLabel(st), sum.StoppedAfter, 100*sum.StoppedErrorRate, 100*sla.MaxErrorRate(rn.plan.SLA))
-	rn.log.Warn("step stopped early: error rate above the SLA", "step", st.Index, "segment", st.Segment,
+		st.Index+1, st.Segment, stepLoadLabel(st), sum.StoppedAfter, 100*sum.StoppedErrorRate, 100*sla.MaxErrorRate(rn.plan.SLA))
+	rn.log.Warn("step stopped early: error rate above the SLA", "step", st.Index+1, "segment", st.Segment,
 		"requests", sum.StoppedAfter, "error_rate", sum.StoppedErrorRate)
 	rn.meta.Warnings = appendNew(rn.meta.Warnings, rundir.Warning{Kind: rundir.WarnStoppedEarly, Segment: st.Segment,
 		Step: st.Index, Message: msg})

@@ -1,6 +1,8 @@
 package sweep
 
 import (
+	"bytes"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -126,5 +128,26 @@ func TestErrorRateSurelyAbove(t *testing.T) {
 	}
 	if errorRateSurelyAbove(50, 50, 1) {
 		t.Error("an SLA tolerating every error stopped")
+	}
+}
+
+// TestStoppedEarlyWarningCountsStepsFromOne: the stopped-early warning and its log line
+// name the step as the progress line and `llmcap plan` do, counting from 1 (the first
+// step, Index 0, is "step 1"); the warning's stored Step field stays zero-based.
+func TestStoppedEarlyWarningCountsStepsFromOne(t *testing.T) {
+	var logged bytes.Buffer
+	p := rtPlan("http://127.0.0.1:1")
+	rn := &runner{plan: p, meta: &rundir.RunMeta{}, log: slog.New(slog.NewTextHandler(&logged, nil))}
+	st := plan.Step{Index: 0, Segment: "chat", Schedule: plan.ScheduleConcurrency, Concurrency: 8}
+	rn.noteStoppedEarly(st, rundir.StepSummary{StoppedEarly: rundir.StopErrorRate, StoppedAfter: 50, StoppedErrorRate: 1})
+	if len(rn.meta.Warnings) != 1 {
+		t.Fatalf("warnings %+v, want one", rn.meta.Warnings)
+	}
+	w := rn.meta.Warnings[0]
+	if !strings.HasPrefix(w.Message, "step 1 (chat c=8): stopped early after 50 measured requests") || w.Step != 0 {
+		t.Errorf("warning step %d, message %q: want stored step 0, message naming step 1", w.Step, w.Message)
+	}
+	if !strings.Contains(logged.String(), " step=1 ") {
+		t.Errorf("log line %q, want step=1", logged.String())
 	}
 }

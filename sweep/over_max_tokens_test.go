@@ -42,7 +42,7 @@ func TestServerIgnoringMaxTokensIsFlagged(t *testing.T) {
 			}
 		}
 	}
-	want := "segment short, load 4: the server ignored max_tokens: 10 of 20 requests returned ~10× the requested tokens"
+	want := "segment short, step 1 (concurrency 4): the server ignored max_tokens: 10 of 20 requests returned ~10× the requested tokens"
 	if len(found) != 1 || !strings.HasPrefix(found[0], want) || !strings.Contains(found[0], "every per-token figure is the server's") {
 		t.Errorf("ignored-max-tokens warnings %q, want one starting %q", found, want)
 	}

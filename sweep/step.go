@@ -278,7 +278,7 @@ func (s *stepRun) run(ctx context.Context) (sum rundir.StepSummary, results []st
 	sum = s.summarize(sum, results)
 	sum.CutByStepTimeout = s.boundCut
 	if s.boundCut {
-		s.rn.log.Warn("step cut by its wall-time bound", "step", s.st.Index, "bound", s.timeout(),
+		s.rn.log.Warn("step cut by its wall-time bound", "step", s.st.Index+1, "bound", s.timeout(),
 			"unfinished", sum.Unfinished)
 	}
 	if interrupted {
@@ -339,7 +339,7 @@ func (s *stepRun) measure(ctx, bctx context.Context) (sum rundir.StepSummary, in
 	if h := s.rn.opts.Hook; h != nil {
 		if err := h.BeforeMeasure(ctx, s.st, s.rn.dir); err != nil {
 			sum.CaptureError = fmt.Sprintf("before measure: %v", err)
-			s.rn.log.Warn("step hook failed", "step", s.st.Index, "err", err)
+			s.rn.log.Warn("step hook failed", "step", s.st.Index+1, "err", err)
 		}
 	}
 	s.mu.Lock()
@@ -388,7 +388,7 @@ func (s *stepRun) afterMeasure(ctx context.Context, sum *rundir.StepSummary) {
 	sum.Captured = captured
 	if err != nil {
 		sum.CaptureError = joinMsg(sum.CaptureError, fmt.Sprintf("after measure: %v", err))
-		s.rn.log.Warn("step hook failed", "step", s.st.Index, "err", err)
+		s.rn.log.Warn("step hook failed", "step", s.st.Index+1, "err", err)
 	}
 	if sum.CaptureError != "" || sum.Captured != "" {
 		s.rn.noteCapture(s.st, sum.CaptureError)
