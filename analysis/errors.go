@@ -54,7 +54,7 @@ func errorBreakdown(classes map[string]int, samples map[string]string) string {
 func errorEvidence(s *StepStats) string {
 	why := errorBreakdown(s.ErrorClasses, s.ErrorSamples)
 	if s.Overdue > 0 {
-		o := fmt.Sprintf("overdue ×%s: no answer after ≥ %s s, over twice the longest finished request",
+		o := fmt.Sprintf("overdue ×%s: no token for ≥ %s s, over twice the longest finished request",
 			commaInt(float64(s.Overdue)), fmtNum(roundTo(s.OverdueMinWaitMs/1000, 1)))
 		why = strings.Trim(o+"; "+why, "; ")
 	}

@@ -102,4 +102,27 @@ func TestUndeterminedStepSaysLengthenTheWindow(t *testing.T) {
 			t.Errorf("%s %q", name, text)
 		}
 	}
+	// The warnings call the lowest load undetermined, not a failure the SLA explains.
+	var seg, head string
+	for _, w := range a.Warnings {
+		switch w.Kind {
+		case WarnCapacityBelowFirstStep:
+			seg = w.Message
+		case WarnHeadlineBelowFirstStep:
+			head = w.Message
+		}
+	}
+	if !strings.Contains(seg, "the lowest load is undetermined, not a measured failure") || strings.Contains(seg, "fails already") {
+		t.Errorf("segment warning %q", seg)
+	}
+	if !strings.HasPrefix(head, "The lowest load measured is undetermined, not failed") || !strings.Contains(head, "ladder.grace") {
+		t.Errorf("headline warning %q", head)
+	}
+	var out strings.Builder
+	if err := PrintSummary(&out, a); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "UNDET") {
+		t.Errorf("summary table does not mark the step undetermined:\n%s", out.String())
+	}
 }

@@ -15,7 +15,7 @@ import (
 // than 5% of them, or any overdue one): still in flight when the step ended, each
 // counted by the SLA judge at its wait so far, a lower bound of its latency (censored;
 // docs/metrics.md "Unfinished requests"). "" when none or few were and none is overdue.
-// Overdue ones (no answer after more than twice the longest finished request) say the
+// Overdue ones (no token for more than twice the longest finished request) say the
 // server looks hung — a longer window would not help; otherwise, with some completed,
 // the verdict rests on the finished requests where the waits are short; with none
 // completed there are no latencies at all.
@@ -210,6 +210,12 @@ func capacityWarning(sa *SegmentAnalysis, p *plan.Plan) (Warning, bool) {
 	case MethodBelowFirstStep:
 		k = WarnCapacityBelowFirstStep
 		msg = fmt.Sprintf("segment %s: the SLA fails already at the lowest load (%s)", sa.Segment, sa.Capacity.LimitingConstraint)
+		switch s := firstFailing(sa.Steps); capacityCause(sa.Steps) {
+		case causeUndetermined:
+			msg = fmt.Sprintf("segment %s: the lowest load is undetermined, not a measured failure: %s", sa.Segment, undeterminedWords(s))
+		case causeHung:
+			msg = fmt.Sprintf("segment %s: the SLA fails already at the lowest load because requests hung (%s)", sa.Segment, hungWords(s))
+		}
 	default:
 		return Warning{}, false
 	}
@@ -239,15 +245,20 @@ func headlineWarnings(a *Analysis) []Warning {
 		}
 	case MethodBelowFirstStep:
 		if a.Overall.Bottleneck != RegimeErrors {
+			msg := "The SLA already fails at the lowest load measured: "
 			fix := "extend the ladder downwards"
-			if a.Overall.cause != causeSLA {
-				fix = "not because the SLA is too tight (see the advice)"
-			} else if s := a.Plan.Ladder.Search; s != nil && s.Integer() {
+			switch s := a.Plan.Ladder.Search; {
+			case a.Overall.cause == causeUndetermined:
+				msg, fix = "The lowest load measured is undetermined, not failed: ",
+					"unfinished requests left its verdict open; lengthen ladder.duration or ladder.grace (see the advice)"
+			case a.Overall.cause == causeHung:
+				fix = "requests hung, not because the SLA is too tight (see the advice)"
+			case s != nil && s.Integer():
 				fix = "no smaller load exists: relax the SLA or make the deployment faster"
-			} else if s != nil {
+			case s != nil:
 				fix = "lower ladder.search.start"
 			}
-			out = append(out, warning(WarnHeadlineBelowFirstStep, "The SLA already fails at the lowest load measured: %s.", fix))
+			out = append(out, warning(WarnHeadlineBelowFirstStep, "%s%s.", msg, fix))
 		}
 	case MethodNoData:
 		msg := "No measured step had data: the capacity could not be determined."
