@@ -130,3 +130,16 @@ func TestUnreadableOverrideFallsBackToTheEmbeddedCatalog(t *testing.T) {
 		t.Errorf("warnings %q", a.WarningMessages())
 	}
 }
+
+// TestHeadroomTextSaysThePlannedShare: the sizing table's footnote gives the headroom
+// and the share of users/replica each replica is planned for.
+func TestHeadroomTextSaysThePlannedShare(t *testing.T) {
+	for h, want := range map[float64]string{
+		0.2:  "Replicas keep 20% headroom (report.headroom): each is planned for 80% of its users/replica.",
+		0.15: "Replicas keep 15% headroom (report.headroom): each is planned for 85% of its users/replica.",
+	} {
+		if got := HeadroomText(h); got != want {
+			t.Errorf("headroom %v: %q, want %q", h, got, want)
+		}
+	}
+}

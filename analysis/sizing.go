@@ -109,7 +109,7 @@ func whatIfRows(c Capacity, sz sizing, whatIf []string) ([]WhatIf, []string) {
 
 // sizeRow computes one what-if row at price (USD per GPU-hour and its source).
 func sizeRow(c Capacity, sz sizing, gpu string, projected bool, factor float64, price gpuPrice, target int) WhatIf {
-	w := WhatIf{GPU: gpu, Projected: projected, TargetUsers: target,
+	w := WhatIf{GPU: gpu, Projected: projected, TargetUsers: target, Headroom: sz.headroom,
 		UsersPerReplica: math.Floor(c.UsersWithThinkTime * factor), GPUHourUSD: price.usd,
 		PriceSource: price.source, SamePriceAssumed: price.source == PriceMeasuredAssumed}
 	usable := w.UsersPerReplica * (1 - sz.headroom)
@@ -303,4 +303,12 @@ func commaInt(x float64) string {
 		return "-" + s
 	}
 	return s
+}
+
+// HeadroomText says how the replicas of the sizing rows keep headroom (a fraction in
+// [0, 1)): "Replicas keep 20% headroom (report.headroom): each is planned for 80% of its
+// users/replica." The CLI summary and the reports print it under the sizing table.
+func HeadroomText(headroom float64) string {
+	return fmt.Sprintf("Replicas keep %s%% headroom (report.headroom): each is planned for %s%% of its users/replica.",
+		fmtNum(roundTo(100*headroom, 1)), fmtNum(roundTo(100*(1-headroom), 1)))
 }

@@ -42,6 +42,7 @@ func PrintSummary(w io.Writer, a *Analysis) error {
 				r.TargetUsers, r.Replicas, r.GPUs, moneyOrDash(r.CostPerMonthUSD, 0), moneyOrDash(r.CostPerMOutputUSD, 2))
 		}
 		tw.Flush()
+		fmt.Fprintf(ew, "%s\n", HeadroomText(a.WhatIf[0].Headroom))
 	}
 	for _, warn := range a.Warnings {
 		fmt.Fprintf(ew, "warning: %s\n", warn.Message)

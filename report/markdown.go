@@ -75,6 +75,7 @@ func writeMarkdownWhatIf(b *strings.Builder, rows []analysis.WhatIf) {
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s |\n", mdEscape(w.GPU), usersText(w.UsersPerReplica),
 			num(float64(w.TargetUsers), 0), w.Replicas, w.GPUs, strings.ReplaceAll(whatIfPrice(w), "*", `\*`), usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD), note)
 	}
+	fmt.Fprintf(b, "\n%s\n", mdEscape(analysis.HeadroomText(rows[0].Headroom)))
 	if n := samePriceNote(rows); n != "" {
 		fmt.Fprintf(b, "\n%s\n", strings.Replace(mdEscape(n), "*", `\*`, 1))
 	}

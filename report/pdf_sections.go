@@ -51,6 +51,7 @@ func summaryPage(in *input) []core.Row {
 	if len(a.WhatIf) > 0 {
 		rows = append(rows, subheading("Capacity plan (target users → replicas → GPUs → cost)"))
 		rows = append(rows, whatIfTable(a.WhatIf)...)
+		rows = append(rows, para(analysis.HeadroomText(a.WhatIf[0].Headroom), props.Text{Size: 8, Top: 1, Color: colGrey}))
 		if n := samePriceNote(a.WhatIf); n != "" {
 			rows = append(rows, para(n, props.Text{Size: 8, Top: 1, Color: colGrey}))
 		}
