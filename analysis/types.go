@@ -401,15 +401,15 @@ type Capacity struct {
 
 // WhatIf is one sizing row: target users → replicas, GPUs and cost.
 type WhatIf struct {
-	GPU               string  `json:"gpu"`
-	Projected         bool    `json:"projected"` // true when scaled by roofline, not measured
-	UsersPerReplica   float64 `json:"users_per_replica"`
-	TargetUsers       int     `json:"target_users"`
+	GPU             string  `json:"gpu"`
+	Projected       bool    `json:"projected"` // true when scaled by roofline, not measured
+	UsersPerReplica float64 `json:"users_per_replica"`
+	TargetUsers     int     `json:"target_users"`
 	// Headroom is the spare fraction of users_per_replica each replica keeps
 	// (report.headroom, default 0.2): replicas = ⌈target_users / (users_per_replica ×
 	// (1 − headroom))⌉.
-	Headroom float64 `json:"headroom"`
-	Replicas int     `json:"replicas"`
+	Headroom          float64 `json:"headroom"`
+	Replicas          int     `json:"replicas"`
 	GPUs              int     `json:"gpus"`
 	CostPerMonthUSD   float64 `json:"cost_per_month_usd"`
 	CostPerMOutputUSD float64 `json:"cost_per_million_output_tokens_usd"`
