@@ -126,3 +126,16 @@ func TestUndeterminedStepSaysLengthenTheWindow(t *testing.T) {
 		t.Errorf("summary table does not mark the step undetermined:\n%s", out.String())
 	}
 }
+
+// TestBoundPhraseSaysHungNotLoaded: a capacity that ends where requests start to hang
+// says so, not that the load made them fail.
+func TestBoundPhraseSaysHungNotLoaded(t *testing.T) {
+	c := Capacity{Bottleneck: RegimeErrors, BottleneckEvidence: "4.8% of requests failed", cause: causeHung}
+	if got := boundPhrase(c); !strings.HasPrefix(got, "beyond it requests hang (the server looks hung") {
+		t.Errorf("hung: %q", got)
+	}
+	c.cause = causeSLA
+	if got := boundPhrase(c); got != "beyond it requests fail: 4.8% of requests failed" {
+		t.Errorf("errors: %q", got)
+	}
+}

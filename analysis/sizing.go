@@ -251,6 +251,9 @@ func boundPhrase(c Capacity) string {
 	case RegimeNone, "":
 		return "no bottleneck reached"
 	case RegimeErrors:
+		if c.cause == causeHung {
+			return "beyond it requests hang (the server looks hung, not loaded): " + c.BottleneckEvidence
+		}
 		return "beyond it requests fail: " + c.BottleneckEvidence
 	}
 	return string(c.Bottleneck) + "-bound"

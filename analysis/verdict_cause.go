@@ -60,9 +60,9 @@ func firstFailing(steps []StepStats) *StepStats {
 // for ≥ 2.1 s, longer than every finished request: the server looks hung — check it,
 // or lower target.first_byte_timeout/idle_timeout to fail such requests sooner".
 func hungWords(s *StepStats) string {
-	return fmt.Sprintf("%s requests got no token for ≥ %s s, longer than every finished request: the server looks hung — "+
+	return fmt.Sprintf("%s %s got no token for ≥ %s s, longer than every finished request: the server looks hung — "+
 		"check it, or lower target.first_byte_timeout/idle_timeout to fail such requests sooner",
-		commaInt(float64(s.Overdue)), fmtNum(roundTo(s.OverdueMinWaitMs/1000, 1)))
+		commaInt(float64(s.Overdue)), pluralWord(s.Overdue, "request"), fmtNum(roundTo(s.OverdueMinWaitMs/1000, 1)))
 }
 
 // undeterminedWords says that step s is undetermined and the remedy: "the step at load
