@@ -2,11 +2,11 @@ package sweep
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
 	"github.com/llmcap/llmcap/sla"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Early stop of a step's measurement window on errors (docs/metrics.md "Fast
@@ -64,26 +64,13 @@ func errorRateSurelyAbove(errors, n int, bound float64) bool {
 	return bound <= 0 || binomialTail(errors, n, bound) < errorStopAlpha
 }
 
-// binomialTail is P(X ≥ k) for X binomial (n, p), 0 < p < 1, k > n·p (the tail
-// beyond the mean: its terms decrease from k on, so the sum stops once they are
-// negligible).
+// binomialTail is P(X ≥ k) for X binomial (n, p): gonum's survival function at k − 1
+// (exact, by the regularised incomplete beta function).
 func binomialTail(k, n int, p float64) float64 {
 	if p >= 1 {
 		return 1
 	}
-	lgN, _ := math.Lgamma(float64(n + 1))
-	logP, logQ := math.Log(p), math.Log1p(-p)
-	sum := 0.0
-	for j := k; j <= n; j++ {
-		lgJ, _ := math.Lgamma(float64(j + 1))
-		lgR, _ := math.Lgamma(float64(n - j + 1))
-		t := math.Exp(lgN - lgJ - lgR + float64(j)*logP + float64(n-j)*logQ)
-		sum += t
-		if t < 1e-15*sum {
-			break
-		}
-	}
-	return sum
+	return distuv.Binomial{N: float64(n), P: p}.Survival(float64(k - 1))
 }
 
 // noteStoppedEarly warns, in the log and in run.json's warnings, about a step whose
