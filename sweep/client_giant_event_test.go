@@ -97,7 +97,7 @@ func TestClientLargeEventShapes(t *testing.T) {
 		t.Fatalf("%s %s: answer %d bytes (want %d, equal %v), %d chunks, %d reasoning", rec.ErrorClass, rec.Error,
 			len(answer), len(want), answer == want, rec.Chunks, rec.ReasoningTokens)
 	}
-	if h := fmt.Sprintf("%016x", fnv1a(fnvOffset64, []byte(want))); rec.OutputHash != h {
+	if h := fmt.Sprintf("%016x", fnv64a(want)); rec.OutputHash != h {
 		t.Errorf("hash %s, want %s", rec.OutputHash, h)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"hash"
+	"hash/fnv"
 	"io"
 	"mime"
 	"sync/atomic"
@@ -42,11 +44,11 @@ type stream struct {
 	parser SSEParser
 	dec    chunkDecoder
 	buf    []byte
-	answer []byte // the content text kept: at most keep bytes
-	keep   int    // how much content text to keep (AnswerPrefixBytes, or the limit)
-	hash   uint64 // FNV-1a 64 of all content text so far
-	sized  int64  // content bytes so far
-	body   int64  // response body bytes read so far
+	answer []byte      // the content text kept: at most keep bytes
+	keep   int         // how much content text to keep (AnswerPrefixBytes, or the limit)
+	hash   hash.Hash64 // FNV-1a 64 of all content text so far (hash/fnv; reused)
+	sized  int64       // content bytes so far
+	body   int64       // response body bytes read so far
 	head   [64]byte
 	headN  int // the first body bytes (for a "not an event stream" message)
 	icl    []float64
@@ -94,21 +96,6 @@ const maxInt = int(^uint(0) >> 1)
 // the response limit first unless the limit was raised).
 const maxICLGaps = 1 << 20
 
-// FNV-1a 64-bit parameters (the output hash).
-const (
-	fnvOffset64 uint64 = 14695981039346656037
-	fnvPrime64  uint64 = 1099511628211
-)
-
-// fnv1a folds b into the FNV-1a 64-bit hash h.
-func fnv1a(h uint64, b []byte) uint64 {
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= fnvPrime64
-	}
-	return h
-}
-
 // reset readies s for a request; keepAll keeps the whole answer text (bounded by the
 // response limit) instead of its first AnswerPrefixBytes bytes.
 func (s *stream) reset(rec *rundir.Record, keepAll bool) {
@@ -116,8 +103,12 @@ func (s *stream) reset(rec *rundir.Record, keepAll bool) {
 		c: s.c, rec: rec, parser: s.parser, dec: s.dec, buf: s.buf, emit: s.emit, req: s.req,
 		compact: s.compact[:0], bigs: s.bigs[:0], unesc: s.unesc,
 		answer: s.answer[:0], icl: s.icl[:0], finish: s.finish[:0], keep: AnswerPrefixBytes,
-		hash: fnvOffset64,
+		hash: s.hash,
 	}
+	if s.hash == nil {
+		s.hash = fnv.New64a()
+	}
+	s.hash.Reset()
 	if keepAll {
 		s.keep = eventLimit(s.c.limit)
 	}
@@ -127,7 +118,7 @@ func (s *stream) reset(rec *rundir.Record, keepAll bool) {
 // addContent takes a piece of the answer's content text: hashed whole, kept up to
 // s.keep bytes.
 func (s *stream) addContent(b []byte) {
-	s.hash = fnv1a(s.hash, b)
+	s.hash.Write(b) // never fails
 	s.sized += int64(len(b))
 	if room := s.keep - len(s.answer); room > 0 {
 		s.answer = append(s.answer, b[:min(room, len(b))]...)
@@ -376,7 +367,7 @@ func (s *stream) finalize() {
 	rec.Chunks = s.events
 	rec.FinishReason = string(s.finish)
 	if s.sized > 0 {
-		rec.OutputHash = fmt.Sprintf("%016x", s.hash)
+		rec.OutputHash = fmt.Sprintf("%016x", s.hash.Sum64())
 	}
 	if s.errClass == "" && !s.done && len(s.finish) == 0 && !s.usageSeen {
 		if s.eventsSeen == 0 && s.parser.UnknownLines() > 0 {
