@@ -62,7 +62,13 @@ func TestScrapeLimits(t *testing.T) {
 	stop := make(chan struct{})
 	peak := heapPeak(stop)
 	sc := startScraper([]string{srv.URL + "/huge", srv.URL + "/many", srv.URL + "/ok"}, 100*time.Millisecond, out, log)
-	time.Sleep(1500 * time.Millisecond)
+	// Each round reads the two hostile endpoints to their limits before /ok; under the
+	// race detector a round takes seconds, so the scrapes run longer there.
+	scrapeFor := 1500 * time.Millisecond
+	if raceEnabled {
+		scrapeFor = 6 * time.Second
+	}
+	time.Sleep(scrapeFor)
 	sc.stop()
 	close(stop)
 	growth := int64(<-peak) - int64(before.HeapInuse)
