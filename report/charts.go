@@ -50,6 +50,9 @@ type Chart struct {
 	Segment string
 	// Kind is ttft, itl, throughput, fit, pareto, cdf, server-queue or server-kv.
 	Kind string
+	// Caption is one line for the page under the chart that says how to read it (how
+	// the capacity was placed, what the two throughputs are); "" when it needs none.
+	Caption string
 	// SVG and PNG are the rendered bytes (PNG at ChartDPI).
 	SVG, PNG []byte
 	// Err is set when the chart could not be built or rendered (it is then skipped).
@@ -60,6 +63,7 @@ type Chart struct {
 type chartSpec struct {
 	name, title, segment, kind string
 	build                      func() (*plot.Plot, error)
+	caption                    string
 }
 
 // chartSpecs lists every chart the run's data supports, in report order.
@@ -70,7 +74,7 @@ func chartSpecs(in *input) []chartSpec {
 		seg := seg
 		slug := slugify(seg.Segment)
 		add := func(kind, title string, fn func() (*plot.Plot, error)) {
-			specs = append(specs, chartSpec{kind + "-" + slug, title, seg.Segment, kind, fn})
+			specs = append(specs, chartSpec{kind + "-" + slug, title, seg.Segment, kind, fn, chartCaption(kind, seg.Capacity)})
 		}
 		if !segmentSucceeded(seg) {
 			continue // no data: the PDF says so in one sentence instead
@@ -89,13 +93,13 @@ func chartSpecs(in *input) []chartSpec {
 		return specs
 	}
 	specs = append(specs, chartSpec{"pareto", "Per-user vs total tokens/s", "", "pareto",
-		func() (*plot.Plot, error) { return ParetoPlot(a) }})
+		func() (*plot.Plot, error) { return ParetoPlot(a) }, ""})
 	if len(in.metrics) > 0 {
 		specs = append(specs,
 			chartSpec{"server-queue", "Server queue over time", "", "server-queue",
-				func() (*plot.Plot, error) { return ServerQueuePlot(in.metrics, stepLabels(a), slotLimit(a)) }},
+				func() (*plot.Plot, error) { return ServerQueuePlot(in.metrics, stepLabels(a), slotLimit(a)) }, ""},
 			chartSpec{"server-kv", "KV cache usage over time", "", "server-kv",
-				func() (*plot.Plot, error) { return ServerKVPlot(in.metrics) }})
+				func() (*plot.Plot, error) { return ServerKVPlot(in.metrics) }, ""})
 	}
 	return specs
 }
@@ -133,7 +137,7 @@ func buildCharts(in *input) []Chart {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	for i, s := range specs {
-		out[i] = Chart{Name: s.name, Title: s.title, Segment: s.segment, Kind: s.kind}
+		out[i] = Chart{Name: s.name, Title: s.title, Segment: s.segment, Kind: s.kind, Caption: s.caption}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -141,7 +145,6 @@ func buildCharts(in *input) []Chart {
 			defer func() { <-sem }()
 			p, err := s.build()
 			if err == nil {
-				p.Add(legendBackground{})
 				out[i].SVG, err = RenderSVG(p, ChartWidth, ChartHeight)
 			}
 			if err == nil {
@@ -177,7 +180,7 @@ func writeCharts(dir string, charts []Chart) error {
 func RenderSVG(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
 	defer recoverDraw(&err)
 	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
+	drawChart(draw.New(c), p)
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("render svg: %w", err)
@@ -189,7 +192,7 @@ func RenderSVG(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
 func RenderPNG(p *plot.Plot, w, h vg.Length, dpi int) (out []byte, err error) {
 	defer recoverDraw(&err)
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
-	p.Draw(draw.New(c))
+	drawChart(draw.New(c), p)
 	b, err := encodePNG(c.Image())
 	if err != nil {
 		return nil, fmt.Errorf("render png: %w", err)
@@ -216,12 +219,11 @@ func slugify(s string) string {
 	return s
 }
 
-// newPlot is a plot with a title, axis labels, a grid and the legend on top-left.
+// newPlot is a plot with a title, axis labels and a grid (drawChart places the legend).
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
 	p.Add(plotter.NewGrid())
-	p.Legend.Top, p.Legend.Left = true, true
 	p.Title.TextStyle.Font.Size, p.Title.TextStyle.Font.Variant = vg.Points(11), chartFontVariant
 	p.Legend.TextStyle.Font.Size, p.Legend.TextStyle.Font.Variant = vg.Points(8), chartFontVariant
 	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
@@ -283,45 +285,22 @@ func loadAxis(p *plot.Plot, a *analysis.Analysis, seg analysis.SegmentAnalysis) 
 	if len(loads) > 12 {
 		return
 	}
-	var ticks plot.ConstantTicks
-	for _, l := range loads {
-		ticks = append(ticks, plot.Tick{Value: l, Label: loadText(l)})
-	}
-	p.X.Tick.Marker = ticks
+	p.X.Tick.Marker = loadTicks(loads, p.X.Max-p.X.Min)
 }
 
-// legendBackground is a plotter, added last, that paints a translucent white box
-// where the legend will be drawn, so lines under the legend do not run through it.
-type legendBackground struct{}
-
-// Plot implements plot.Plotter.
-func (legendBackground) Plot(c draw.Canvas, p *plot.Plot) {
-	l := &p.Legend
-	n := legendEntries(p)
-	if n == 0 {
-		return
+// loadTicks marks each load (sorted), labelled unless it lies within 4% of the axis
+// span of the last labelled one (neighbouring labels would print over each other).
+func loadTicks(loads []float64, span float64) plot.ConstantTicks {
+	var ticks plot.ConstantTicks
+	last := math.Inf(-1)
+	for _, l := range loads {
+		t := plot.Tick{Value: l}
+		if l-last >= 0.04*span {
+			t.Label, last = loadText(l), l
+		}
+		ticks = append(ticks, t)
 	}
-	sty := l.TextStyle
-	em := sty.Rectangle(" ")
-	enth := sty.Rectangle("Mg").Max.Y
-	w := l.ThumbnailWidth + em.Max.X + legendTextWidth(p)
-	h := vg.Length(n)*enth + vg.Length(n-1)*l.Padding + sty.FontExtents().Descent
-	var r vg.Rectangle
-	if l.Left {
-		r.Min.X = c.Min.X + l.XOffs
-	} else {
-		r.Min.X = c.Max.X + l.XOffs - w
-	}
-	if l.Top {
-		r.Min.Y = c.Max.Y + l.YOffs - h
-	} else {
-		r.Min.Y = c.Min.Y + l.YOffs
-	}
-	pad := vg.Points(4)
-	r.Min.X, r.Min.Y = r.Min.X-pad, r.Min.Y-pad
-	r.Max = vg.Point{X: r.Min.X + w + 2*pad, Y: r.Min.Y + h + 2*pad}
-	c.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 225})
-	c.Fill(r.Path())
+	return ticks
 }
 
 // legendEntries and legendTextWidth measure the legend through its own Rectangle
@@ -372,7 +351,7 @@ func addSeries(p *plot.Plot, name string, pts plotter.XYs, i, d int) error {
 	l.Dashes = plotutil.Dashes(d)
 	l.Width = vg.Points(1.5)
 	s.Shape = plotutil.Shape(i)
-	p.Add(l, s)
+	p.Add(dataLine{l}, s)
 	p.Legend.Add(name, l, s)
 	return nil
 }
@@ -384,7 +363,7 @@ func hline(p *plot.Plot, name string, y float64, c color.Color) {
 	}
 	f := plotter.NewFunction(func(float64) float64 { return y })
 	f.Color, f.Width, f.Dashes = c, vg.Points(1.2), []vg.Length{vg.Points(5), vg.Points(3)}
-	p.Add(f)
+	p.Add(refLine{f, y})
 	p.Legend.Add(name, f)
 }
 
@@ -398,7 +377,7 @@ func vline(p *plot.Plot, name string, x, y0, y1 float64, c color.Color) error {
 		return err
 	}
 	l.Color, l.Width, l.Dashes = c, vg.Points(1.2), []vg.Length{vg.Points(2), vg.Points(2)}
-	p.Add(l)
+	p.Add(dataLine{l})
 	p.Legend.Add(name, l)
 	return nil
 }

@@ -23,7 +23,6 @@ import (
 // the values span more than 20×.
 func TTFTPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, error) {
 	p := newPlot("TTFT vs load: "+seg.Segment, loadLabel(a), "TTFT (ms)")
-	p.Legend.Top, p.Legend.Left = false, false // TTFT is high on the right: the bottom right is free
 	var ys []float64
 	for _, s := range seg.Steps {
 		ttft := shown(s.TTFTMs)
@@ -41,7 +40,7 @@ func TTFTPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, e
 	n := 0
 	for i, st := range stats {
 		pts := xys(seg.Steps, logY, func(s analysis.StepStats) (float64, float64) { return s.Load, st.get(shown(s.TTFTMs)) })
-		if err := addSeries(p, "TTFT "+st.name, pts, i, 0); err != nil {
+		if err := addCurve(p, "TTFT "+st.name, pts, i, logY); err != nil {
 			return nil, err
 		}
 		n += len(pts)
@@ -56,6 +55,20 @@ func TTFTPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, e
 			if !finite(threshold) {
 				threshold = c.ThresholdMs
 			}
+		}
+	}
+	if modelled(seg.Capacity.Method) {
+		var model plotter.XYs
+		for _, c := range shownCurve(a, seg) {
+			if finite(c.Load) && finite(c.TTFTp95Ms) && (!logY || c.TTFTp95Ms > 0) {
+				model = append(model, plotter.XY{X: c.Load, Y: c.TTFTp95Ms})
+			}
+		}
+		if err := addLine(p, "model TTFT p95", model, 4); err != nil {
+			return nil, err
+		}
+		for _, pt := range model {
+			ys = append(ys, pt.Y)
 		}
 	}
 	if err := markCapacity(p, a, seg, threshold, ys, logY); err != nil {
@@ -83,7 +96,10 @@ func markCapacity(p *plot.Plot, a *analysis.Analysis, seg analysis.SegmentAnalys
 	if !logY {
 		lo = math.Min(lo, 0)
 	}
-	return vline(p, fmt.Sprintf("capacity %s %s", auto(x), loadName(a)), x, lo, hi, capacityCol)
+	if err := shadeCapacityRange(p, a, seg.Capacity, lo, hi); err != nil {
+		return err
+	}
+	return vline(p, capacityLegend(a, seg.Capacity), x, lo, hi, capacityCol)
 }
 
 // ITLPlot is ITL p50/p95 (ms) vs load for one segment, with the model's ITL curve
@@ -120,7 +136,6 @@ func ITLPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 		}
 	}
 	p.Y.Min = 0
-	p.Legend.Left = false
 	loadAxis(p, a, seg)
 	return p, nil
 }
@@ -140,29 +155,46 @@ func addPlainLine(p *plot.Plot, name string, pts plotter.XYs, i int, dashes []vg
 		return fmt.Errorf("line %s: %w", name, err)
 	}
 	l.Color, l.Width, l.Dashes = plotutil.Color(i), vg.Points(1.4), dashes
-	p.Add(l)
+	p.Add(dataLine{l})
 	p.Legend.Add(name, l)
 	return nil
 }
 
-// ThroughputPlot is request throughput and goodput (req/s) vs load for one segment,
-// with the model's predicted throughput and the capacity point.
+// Legend names of the throughput chart's two throughputs (see ThroughputCaption).
+const (
+	throughputWindowName = "throughput: completed / window"
+	throughputSteadyName = "throughput: steady state (N / R)"
+)
+
+// ThroughputCaption is the one-line explanation of the throughput chart's two
+// throughput lines, for the page under the chart.
+const ThroughputCaption = "Two throughputs: \"completed / window\" counts the requests each step completed over its " +
+	"whole span, including the drain at its end when fewer are in flight, so it reads lower; \"steady state\" is Little's law, requests in " +
+	"flight (N) ÷ mean E2E latency (R), the rate sustained under the step's full load; the triangle is the report's " +
+	"throughput at capacity."
+
+// ThroughputPlot is request throughput (two ways: over the step's window, and steady
+// state by Little's law) and goodput (req/s) vs load for one segment, with the model's
+// predicted throughput, the capacity line and the report's throughput at capacity.
+// Goodput is joined only across the steps that met the SLA: past the first failing
+// step its points stand alone, since a line to a failing step's goodput misreads the
+// loads between them.
 func ThroughputPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, error) {
 	p := newPlot("Throughput and goodput: "+seg.Segment, loadLabel(a), "requests/s")
 	tput := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.RequestThroughput })
-	good := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.Goodput })
 	steady := xys(seg.Steps, true, func(s analysis.StepStats) (float64, float64) { return s.Load, s.LittleThroughputRps })
-	if err := addSeries(p, "throughput (measured window)", tput, 0, 0); err != nil {
+	goodJoined, goodAlone := goodputSeries(seg.Steps)
+	if err := addSeries(p, throughputWindowName, tput, 0, 0); err != nil {
 		return nil, err
 	}
-	if err := addSeries(p, "steady-state throughput (N / R)", steady, 4, 0); err != nil {
+	if err := addSeries(p, throughputSteadyName, steady, 4, 0); err != nil {
 		return nil, err
 	}
-	if err := addSeries(p, "goodput (within SLA)", good, 2, 0); err != nil {
+	if err := addGoodput(p, goodJoined, goodAlone); err != nil {
 		return nil, err
 	}
 	var ys []float64
-	for _, pt := range append(append(tput, good...), steady...) {
+	for _, pt := range slices.Concat(tput, goodJoined, goodAlone, steady) {
 		ys = append(ys, pt.Y)
 	}
 	if seg.Fit != nil {
@@ -176,12 +208,62 @@ func ThroughputPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.P
 			return nil, err
 		}
 	}
+	ys = append(ys, seg.Capacity.ThroughputAtCapacity)
 	if err := markCapacity(p, a, seg, math.NaN(), ys, false); err != nil {
+		return nil, err
+	}
+	if err := markThroughputAtCapacity(p, a, seg.Capacity); err != nil {
 		return nil, err
 	}
 	p.Y.Min = 0
 	loadAxis(p, a, seg)
 	return p, nil
+}
+
+// goodputSeries splits a segment's goodput points: joined, those of the leading
+// steps that met the SLA; alone, the rest.
+func goodputSeries(steps []analysis.StepStats) (joined, alone plotter.XYs) {
+	passing := true
+	for _, s := range steps {
+		if !finite(s.Load) || !finite(s.Goodput) {
+			continue
+		}
+		passing = passing && s.MeetsSLA
+		pt := plotter.XY{X: s.Load, Y: s.Goodput}
+		if passing {
+			joined = append(joined, pt)
+		} else {
+			alone = append(alone, pt)
+		}
+	}
+	return joined, alone
+}
+
+// addGoodput draws goodput in palette colour 2: a line with markers over joined,
+// markers only over alone, under one legend entry.
+func addGoodput(p *plot.Plot, joined, alone plotter.XYs) error {
+	const name = "goodput (within SLA)"
+	if len(joined) == 0 && len(alone) == 0 {
+		return nil
+	}
+	s, err := plotter.NewScatter(slices.Concat(joined, alone))
+	if err != nil {
+		return fmt.Errorf("series %s: %w", name, err)
+	}
+	s.Color, s.Shape = plotutil.Color(2), plotutil.Shape(2)
+	p.Add(s)
+	if len(joined) < 2 {
+		p.Legend.Add(name, s)
+		return nil
+	}
+	l, err := plotter.NewLine(joined)
+	if err != nil {
+		return fmt.Errorf("series %s: %w", name, err)
+	}
+	l.Color, l.Width = plotutil.Color(2), vg.Points(1.5)
+	p.Add(dataLine{l})
+	p.Legend.Add(name, l, s)
+	return nil
 }
 
 // FitPlot is the fitted TTFT p95 curve with its confidence band over the measured
@@ -278,7 +360,6 @@ func reversed(pts plotter.XYs) plotter.XYs {
 // (and the mix), each point labelled with its load: the throughput/interactivity trade-off.
 func ParetoPlot(a *analysis.Analysis) (*plot.Plot, error) {
 	p := newPlot("Per-user vs total output tokens/s (points labelled with load)", "total output tokens/s", "per-user output tokens/s")
-	p.Legend.Top = false
 	for i, seg := range allSegments(a) {
 		var pts plotter.XYs
 		var labels []string
@@ -405,55 +486,33 @@ func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []rundi
 		return nil, noData("no successful request of segment %s has a TTFT in records.jsonl", seg.Segment)
 	}
 	p.Y.Min, p.Y.Max = 0, 1
-	top, left, free := freeCorner(all, positive)
-	p.Legend.Top, p.Legend.Left = top, left
-	if !free {
-		// No corner is free: widen the x axis to the right and put the legend there.
-		p.Legend.Top, p.Legend.Left = false, false
-		if positive {
-			p.X.Max = p.X.Max * math.Pow(p.X.Max/p.X.Min, 0.6)
-		} else {
-			p.X.Max += 0.6 * (p.X.Max - p.X.Min)
-		}
-	}
+	cdfAxis(p, all, positive)
 	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"},
 		{Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}}
 	return p, nil
 }
 
-// freeCorner picks the plot corner (top?, left?) whose legend-sized box, about 40% of
-// the x range by 25% of a [0, 1] y range, holds none of pts (x on a log10 scale when
-// logX), preferring the top left; free is false when every corner holds some.
-func freeCorner(pts plotter.XYs, logX bool) (top, left, free bool) {
-	fx := func(x float64) float64 {
-		if logX {
-			return math.Log10(x)
-		}
-		return x
-	}
+// cdfAxis ends the CDF's x axis just past its values (5% of the range, or of the
+// decades on a log axis), so the curves fill the chart.
+func cdfAxis(p *plot.Plot, pts plotter.XYs, logX bool) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, pt := range pts {
-		lo, hi = math.Min(lo, fx(pt.X)), math.Max(hi, fx(pt.X))
+		lo, hi = math.Min(lo, pt.X), math.Max(hi, pt.X)
 	}
-	if !(hi > lo) {
-		return true, true, true
+	if !finite(lo) || !finite(hi) {
+		return
 	}
-	best := -1
-	for _, c := range []struct{ top, left bool }{{true, true}, {false, false}, {true, false}, {false, true}} {
-		n := 0
-		for _, pt := range pts {
-			u := (fx(pt.X) - lo) / (hi - lo)
-			inX := (c.left && u <= 0.4) || (!c.left && u >= 0.6)
-			inY := (c.top && pt.Y >= 0.75) || (!c.top && pt.Y <= 0.25)
-			if inX && inY {
-				n++
-			}
-		}
-		if best < 0 || n < best {
-			best, top, left = n, c.top, c.left
-		}
+	switch {
+	case logX && hi > lo:
+		pad := math.Min(1.2, math.Pow(hi/lo, 0.05))
+		p.X.Min, p.X.Max = lo/pad, hi*pad
+	case logX:
+		p.X.Min, p.X.Max = lo/1.1, hi*1.1
+	case hi > lo:
+		p.X.Min, p.X.Max = math.Min(0, lo), hi+0.05*(hi-math.Min(0, lo))
+	default:
+		p.X.Min, p.X.Max = math.Min(0, lo), hi+math.Max(1, math.Abs(hi))*0.1
 	}
-	return top, left, best == 0
 }
 
 // cdfPoints turns sorted values into at most cdfMaxPoints CDF points.

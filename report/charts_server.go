@@ -145,7 +145,6 @@ func ServerQueuePlot(samples []rundir.MetricSample, labels map[int]string, slots
 		p.Y.Tick.Marker = withTick{niceTicks{}, slots}
 	}
 	p.Y.Min, p.Y.Max = 0, 1.45*top
-	p.Legend.Top, p.Legend.Left = false, false
 	return p, nil
 }
 
@@ -169,22 +168,50 @@ func (w withTick) Ticks(lo, hi float64) []plot.Tick {
 	return append(ticks, plot.Tick{Value: w.v, Label: strconv.FormatFloat(w.v, 'g', 6, 64)})
 }
 
-// ServerKVPlot is the server's KV cache usage (%) over time with the steps shaded.
+// ServerKVPlot is the server's KV cache usage (%) over time with the steps shaded. The
+// y axis scales to the data (kvAxisMax); the full cache, 100%, is a dashed line when
+// in range, else the title says it is off the scale.
 func ServerKVPlot(samples []rundir.MetricSample) (*plot.Plot, error) {
 	s := firstURLSamples(samples)
 	kv := serverKVSeries(samples)
 	if len(kv) == 0 {
 		return nil, fmt.Errorf("server metrics: no KV cache usage gauge")
 	}
-	p := newPlot("KV cache usage (steps shaded)", "time since first scrape (s)", "KV cache usage (%)")
-	if err := shadeSteps(p, s, 100, nil); err != nil {
+	peak := maxY(kv)
+	top := kvAxisMax(peak)
+	title := "KV cache usage (steps shaded)"
+	if top < 100 {
+		title = fmt.Sprintf("KV cache usage (steps shaded; peak %s%%, full cache = 100%% is off the scale)", auto(peak))
+	}
+	p := newPlot(title, "time since first scrape (s)", "KV cache usage (%)")
+	if err := shadeSteps(p, s, top, nil); err != nil {
 		return nil, err
 	}
 	if err := addPlainLine(p, "KV cache usage", kv, 4, nil); err != nil {
 		return nil, err
 	}
-	p.Y.Min, p.Y.Max = 0, 100
+	if top >= 100 {
+		hline(p, "full cache (100%)", 100, slaRed)
+	}
+	p.Y.Min, p.Y.Max = 0, top
 	return p, nil
+}
+
+// kvAxisMax is the top of the KV cache axis (%) for a peak usage: twice the peak
+// rounded up to 1, 2 or 5 × 10^k (at least 1%), or 105% (100% in view) once that
+// would reach 80% or round up to 100%.
+func kvAxisMax(peakPct float64) float64 {
+	want := 2 * math.Max(peakPct, 0.5)
+	if want >= 80 || !finite(want) {
+		return 105
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(want)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if v := m * mag; v >= want*(1-1e-9) && v < 100 {
+			return v
+		}
+	}
+	return 105 // the axis reaches 100%: show the full cache
 }
 
 // maxY is the largest finite y over the series (0 when empty).
