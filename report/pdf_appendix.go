@@ -8,7 +8,7 @@ import (
 // capacitySection is every segment's capacity and the what-if sizing table.
 func capacitySection(in *input) []core.Row {
 	a := in.a
-	rows := []core.Row{heading("Capacity"), para(capacityIntro(a))}
+	rows := []core.Row{heading(headCapacity), para(capacityIntro(a))}
 	hdr, data := capacityTable(a)
 	rows = append(rows, autoTable(hdr, []int{4, 4, 3, 3, 3, 3, 4}, data)...)
 	if len(a.WhatIf) > 0 {
@@ -47,14 +47,14 @@ func serverSection(byName map[string]Chart) []core.Row {
 	if q == nil && kv == nil {
 		return nil
 	}
-	return appendRows([]core.Row{heading("Server metrics"),
+	return appendRows([]core.Row{heading(headServer),
 		para(serverIntro)}, q, kv)
 }
 
 // methodologySection explains how the numbers were measured and their caveats.
 func methodologySection(in *input) []core.Row {
 	paras := methodologyParas()
-	rows := []core.Row{heading("Methodology and caveats")}
+	rows := []core.Row{heading(headMethodology)}
 	for _, p := range paras {
 		rows = append(rows, para(p))
 	}
@@ -64,7 +64,7 @@ func methodologySection(in *input) []core.Row {
 // appendixSection is the full per-step statistics of every segment.
 func appendixSection(in *input) []core.Row {
 	a := in.a
-	rows := []core.Row{heading("Appendix: all steps")}
+	rows := []core.Row{heading(headAppendix)}
 	hdr, data := appendixTable(a)
 	rows = append(rows, para(appendixCaption, props.Text{Size: 8, Color: colGrey, Bottom: 1}))
 	rows = append(rows, table(hdr, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1}, data)...)

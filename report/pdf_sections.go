@@ -19,7 +19,7 @@ import (
 // what to do, key numbers, warnings and the capacity plan.
 func summaryPage(in *input) []core.Row {
 	a := in.a
-	rows := []core.Row{heading("Executive summary")}
+	rows := []core.Row{heading(headSummary)}
 	if banner := speedUpBanner(a); banner != "" {
 		rows = append(rows, boxed("⚠ "+banner+".", colWarnBG, props.Text{Size: 10.5, Style: fontstyle.Bold}), para(""))
 	}
@@ -94,7 +94,7 @@ func thinkTimeText(a *analysis.Analysis) string {
 func workloadSection(in *input) []core.Row {
 	a := in.a
 	p := a.Plan
-	rows := []core.Row{heading("SLA and workload"), subheading("SLA")}
+	rows := []core.Row{heading(headWorkload), subheading("SLA")}
 	hdr, sla := slaTable(a)
 	rows = append(rows, table(hdr, []int{8, 8, 8}, sla)...)
 	rows = append(rows, para(thinkTimeText(a)))
@@ -161,7 +161,7 @@ func ladderText(a *analysis.Analysis) string {
 func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]Chart) []core.Row {
 	a := in.a
 	c := seg.Capacity
-	rows := []core.Row{heading("Results: " + seg.Segment), para(segmentCapacityText(a, seg))}
+	rows := []core.Row{heading(segmentHeading(seg.Segment)), para(segmentCapacityText(a, seg))}
 	if ev := strings.TrimSpace(c.BottleneckEvidence); ev != "" {
 		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))
 	}
@@ -180,7 +180,7 @@ func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]C
 // Pareto charts.
 func modelSection(in *input, byName map[string]Chart) []core.Row {
 	a := in.a
-	rows := []core.Row{heading("The model and its fit"), para(modelIntro)}
+	rows := []core.Row{heading(headModel), para(modelIntro)}
 	hdr, data := fitTable(a)
 	rows = append(rows, autoTable(hdr, []int{4, 4, 2, 3, 4, 3, 2, 2}, data)...)
 	if !anySucceeded(a) {

@@ -196,3 +196,24 @@ func appendixTable(a *analysis.Analysis) ([]string, [][]string) {
 	}
 	return hdr, data
 }
+
+// The section headings every paged format shows, in report order (the kernels'
+// heading is profileHeading; a segment's is segmentHeading).
+const (
+	headSummary     = "Executive summary"
+	headWorkload    = "SLA and workload"
+	headModel       = "The model and its fit"
+	headCapacity    = "Capacity"
+	headMethodology = "Methodology and caveats"
+	headServer      = "Server metrics"
+	headAppendix    = "Appendix: all steps"
+)
+
+// segmentHeading is a segment's results heading.
+func segmentHeading(segment string) string { return "Results: " + segment }
+
+// footerText is the line at the foot of every page: the tool version and the command
+// that renders the report again.
+func footerText(in *input) string {
+	return "llmcap " + in.a.ToolVersion + " · reproducible with: llmcap report " + runDirText(in)
+}
