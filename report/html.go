@@ -72,7 +72,7 @@ type htmlPage struct {
 	WhatIf                                                *htmlTable
 	HeadroomText, SamePriceNote, Notes                    string
 
-	SLA, SegmentsTable           htmlTable
+	SLA, SegmentsTable          htmlTable
 	ThinkTime, Ladder, Describe string
 
 	Segments []htmlSegment
