@@ -21,7 +21,7 @@ var (
 	// SLAMetrics are the SLA metrics, in report order ("ttft" is the sla.ttft_ms map).
 	SLAMetrics = []string{"ttft", "ttfo", "itl", "e2e"}
 	// ReportFormats are the accepted Report.Formats values (mirrors report.Formats).
-	ReportFormats = []string{"pdf", "xlsx", "charts", "json", "md", "csv"}
+	ReportFormats = []string{"pdf", "html", "xlsx", "charts", "json", "md", "csv"}
 	// CaptureModes are the accepted Capture.Mode values.
 	CaptureModes = []string{"launch", "session"}
 )

@@ -130,7 +130,7 @@ segments:
 		{"unknown arrival", okSegments + "ladder: {rate: [1], arrival: bursty, duration: 5s}\n",
 			"ladder.arrival", "must be one of poisson, gamma, constant"},
 		{"unknown report format", okSegments + okLadder + "report: {formats: [pdf, docx]}\n",
-			"report.formats[1]", `"docx" is not allowed: must be one of pdf, xlsx, charts`},
+			"report.formats[1]", `"docx" is not allowed: must be one of pdf, html, xlsx, charts`},
 		{"capture launch without launch", okSegments + okLadder + "capture: {enabled: true, mode: launch}\n",
 			"capture.mode", "needs target.launch"},
 		{"shared prefix longer than a fixed prompt", `

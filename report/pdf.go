@@ -131,7 +131,7 @@ func pdfHeader(in *input) core.Row {
 // pdfFooter is the footer on every page.
 func pdfFooter(in *input) core.Row {
 	return row.New(pdfFooterH).Add(
-		text.NewCol(18, "llmcap "+in.a.ToolVersion+" · reproducible with: llmcap report "+runDirText(in), props.Text{Size: 7, Top: 3, Color: colGrey}),
+		text.NewCol(18, footerText(in), props.Text{Size: 7, Top: 3, Color: colGrey}),
 		col.New(6),
 	)
 }

@@ -19,7 +19,7 @@ import (
 // what to do, key numbers, warnings and the capacity plan.
 func summaryPage(in *input) []core.Row {
 	a := in.a
-	rows := []core.Row{heading("Executive summary")}
+	rows := []core.Row{heading(headSummary)}
 	if banner := speedUpBanner(a); banner != "" {
 		rows = append(rows, boxed("⚠ "+banner+".", colWarnBG, props.Text{Size: 10.5, Style: fontstyle.Bold}), para(""))
 	}
@@ -64,17 +64,8 @@ func summaryPage(in *input) []core.Row {
 
 // whatIfTable is the sizing table.
 func whatIfTable(ws []analysis.WhatIf) []core.Row {
-	var data [][]string
-	for _, w := range ws {
-		basis := "measured"
-		if w.Projected {
-			basis = "projected"
-		}
-		data = append(data, []string{w.GPU, basis, usersText(w.UsersPerReplica), num(float64(w.TargetUsers), 0),
-			num(float64(w.Replicas), 0), num(float64(w.GPUs), 0), whatIfPrice(w), usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD)})
-	}
-	return table([]string{"GPU", "basis", "users / replica", "target users", "replicas", "GPUs", "$ / GPU-hour", "cost / month", "$ / M output tokens"},
-		[]int{4, 3, 2, 3, 2, 2, 2, 3, 3}, data)
+	hdr, data := whatIfRows(ws)
+	return table(hdr, []int{4, 3, 2, 3, 2, 2, 2, 3, 3}, data)
 }
 
 // errorsTable is the run's error breakdown for page 1: a sentence, then class, count
@@ -103,35 +94,13 @@ func thinkTimeText(a *analysis.Analysis) string {
 func workloadSection(in *input) []core.Row {
 	a := in.a
 	p := a.Plan
-	rows := []core.Row{heading("SLA and workload"), subheading("SLA")}
-	var sla [][]string
-	for _, c := range a.Constraints {
-		sla = append(sla, []string{strings.ToUpper(c.Metric), c.Stat, "≤ " + ms(c.ThresholdMs)})
-	}
-	maxErr := p.SLA.MaxErrorRate
-	if maxErr <= 0 {
-		maxErr = 0.01
-	}
-	sla = append(sla, []string{"error rate", "all requests", "≤ " + pct(maxErr)})
-	rows = append(rows, table([]string{"metric", "statistic", "threshold"}, []int{8, 8, 8}, sla)...)
+	rows := []core.Row{heading(headWorkload), subheading("SLA")}
+	hdr, sla := slaTable(a)
+	rows = append(rows, table(hdr, []int{8, 8, 8}, sla)...)
 	rows = append(rows, para(thinkTimeText(a)))
 	rows = append(rows, subheading("Segments and mix"))
-	var segs [][]string
-	var planWeights []float64
-	for _, s := range p.Segments {
-		planWeights = append(planWeights, s.Weight)
-	}
-	shares := weightShares(planWeights)
-	for i, s := range p.Segments {
-		segs = append(segs, []string{s.Name, shareText(shares[i]), distText(s.PromptTokens, s.Trace), distText(s.OutputTokens, s.Trace), multiTurnText(s.MultiTurn)})
-	}
-	if len(segs) == 0 {
-		shares := segmentShares(a)
-		for i, s := range a.Segments {
-			segs = append(segs, []string{s.Segment, shareText(shares[i]), "–", "–", "–"})
-		}
-	}
-	rows = append(rows, table([]string{"segment", "mix share", "prompt tokens", "output tokens", "multi-turn"}, []int{5, 3, 6, 6, 4}, segs)...)
+	hdr, segs := segmentsTable(a)
+	rows = append(rows, table(hdr, []int{5, 3, 6, 6, 4}, segs)...)
 	rows = append(rows, subheading("Ladder and target"), para(ladderText(a)))
 	if d := strings.TrimSpace(p.Description); d != "" {
 		rows = append(rows, para(d))
@@ -192,10 +161,7 @@ func ladderText(a *analysis.Analysis) string {
 func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]Chart) []core.Row {
 	a := in.a
 	c := seg.Capacity
-	rows := []core.Row{heading("Results: " + seg.Segment),
-		para(fmt.Sprintf("Capacity: %s (range %s, %s). Bottleneck: %s. Binding constraint: %s. Throughput at capacity: %s req/s, %s output tokens/s.",
-			capacityText(a, c), rangeText(c), methodText(c.Method), orDash(c.Bottleneck), analysis.BindingText(c),
-			auto(c.ThroughputAtCapacity), auto(c.OutputTokensPerSAtCapacity)))}
+	rows := []core.Row{heading(segmentHeading(seg.Segment)), para(segmentCapacityText(a, seg))}
 	if ev := strings.TrimSpace(c.BottleneckEvidence); ev != "" {
 		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))
 	}
@@ -205,18 +171,8 @@ func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]C
 	}
 	rows = appendRows(rows, chartRow(byName, "ttft-"+slug), chartRow(byName, "throughput-"+slug), chartRow(byName, "itl-"+slug))
 	rows = append(rows, subheading("Steps"))
-	var data [][]string
-	for _, s := range seg.Steps {
-		sla := "✓"
-		if !s.MeetsSLA {
-			sla = "✗"
-		}
-		ttft, itl := shown(s.TTFTMs), shown(s.ITLMs)
-		data = append(data, []string{loadText(s.Load), num(float64(s.Requests), 0), pct(s.ErrorRate), auto(ttft.P50), auto(ttft.P95),
-			auto(ttft.P99), auto(itl.P50), auto(s.RequestThroughput), auto(s.Goodput), auto(s.OutputTokenThroughput), sla, orDash(s.Regime)})
-	}
-	rows = append(rows, table([]string{loadName(a), "requests", "errors", "TTFT p50 ms", "TTFT p95 ms", "TTFT p99 ms", "ITL p50 ms",
-		"req/s", "goodput req/s", "output tok/s", "SLA", "regime"}, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 2}, data)...)
+	hdr, data := stepTable(a, seg)
+	rows = append(rows, table(hdr, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 2}, data)...)
 	return rows
 }
 
@@ -224,32 +180,11 @@ func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]C
 // Pareto charts.
 func modelSection(in *input, byName map[string]Chart) []core.Row {
 	a := in.a
-	rows := []core.Row{heading("The model and its fit"),
-		para("Each segment's ladder is fitted with a queueing model: up to the effective number of slots TTFT stays near the prefill time; " +
-			"past it, requests queue and TTFT grows linearly with concurrency at slope 1 / X_max. ITL follows base + per-sequence × batch. " +
-			"R² measures the TTFT fit; the residuals are measured − predicted TTFT per step.")}
-	var data [][]string
-	for _, seg := range allSegments(a) {
-		f := seg.Fit
-		if f == nil {
-			data = append(data, []string{seg.Segment, "no fit", "", "", "", "", "", ""})
-			continue
-		}
-		if f.Underdetermined {
-			data = append(data, []string{seg.Segment, fmt.Sprintf("fit from %d steps: too few to identify the model", f.FitSteps), "", "", "", "", "", ""})
-			continue
-		}
-		xMax := auto(f.ServiceRate)
-		if !f.SlotsIdentified {
-			xMax = "–"
-		}
-		data = append(data, []string{seg.Segment, slotsText(f), xMax, auto(f.BaseTTFTMs), fmt.Sprintf("%s + %s·n", auto(f.DecodeBaseMs), auto(f.DecodePerSeqMs)),
-			auto(f.PrefillMsPerKToken), num(f.R2, 3), auto(maxAbs(f.Residuals))})
-	}
-	rows = append(rows, autoTable([]string{"segment", "slots (95% CI)", "X_max req/s", "base TTFT ms", "ITL ms (n = batch)", "prefill ms / 1k tok", "R²", "max |resid.| ms"},
-		[]int{4, 4, 2, 3, 4, 3, 2, 2}, data)...)
+	rows := []core.Row{heading(headModel), para(modelIntro)}
+	hdr, data := fitTable(a)
+	rows = append(rows, autoTable(hdr, []int{4, 4, 2, 3, 4, 3, 2, 2}, data)...)
 	if !anySucceeded(a) {
-		rows = append(rows, para("No request succeeded, so there are no model-fit, Pareto or TTFT CDF charts.", props.Text{Size: 9, Top: 2, Bottom: 1}))
+		rows = append(rows, para(noFitChartsText, props.Text{Size: 9, Top: 2, Bottom: 1}))
 	}
 	for _, seg := range allSegments(a) {
 		rows = appendRows(rows, chartRow(byName, "fit-"+slugify(seg.Segment)))
@@ -260,8 +195,7 @@ func modelSection(in *input, byName map[string]Chart) []core.Row {
 	}
 	if gt := a.GroundTruth; len(gt) > 0 {
 		rows = append(rows, subheading("Ground truth (simulator settings)"),
-			para("The embedded simulator's resolved settings: what the fitted model should recover (e.g. slots ≈ max_num_seqs).",
-				props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))
+			para(groundTruthIntro, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))
 		rows = append(rows, kvTable(groundTruthRows(gt))...)
 	}
 	return rows

@@ -1,5 +1,5 @@
 // Package report renders an Analysis (and the run directory's records) into the
-// outputs people read: PDF, XLSX, charts, JSON, Markdown and CSV, one file per format.
+// outputs people read: PDF, HTML, XLSX, charts, JSON, Markdown and CSV, one file per format.
 //
 // Write reads everything it needs from the run directory (records.jsonl,
 // server-metrics.jsonl, run.json) plus the Analysis, so a report can be regenerated
@@ -22,11 +22,12 @@ import (
 )
 
 // Formats are the accepted report formats.
-var Formats = []string{"pdf", "xlsx", "charts", "json", "md", "csv"}
+var Formats = []string{"pdf", "html", "xlsx", "charts", "json", "md", "csv"}
 
 // Output file names inside the run directory.
 const (
 	FilePDF      = "report.pdf"
+	FileHTML     = "report.html"
 	FileXLSX     = "report.xlsx"
 	FileJSON     = "report.json"
 	FileMarkdown = "summary.md"
@@ -37,7 +38,7 @@ const (
 // formatOutputs are the files each format writes, relative to the run directory (the
 // charts' as a filepath.Glob pattern).
 var formatOutputs = map[string][]string{
-	"pdf": {FilePDF}, "xlsx": {FileXLSX}, "charts": {filepath.Join(DirCharts, "*")},
+	"pdf": {FilePDF}, "html": {FileHTML}, "xlsx": {FileXLSX}, "charts": {filepath.Join(DirCharts, "*")},
 	"json": {FileJSON}, "md": {FileMarkdown}, "csv": {FileStepsCSV},
 }
 
@@ -91,10 +92,11 @@ func Write(dir string, a *analysis.Analysis, formats []string) error {
 	return err
 }
 
-// writeRendered writes the charts and every format except xlsx.
+// writeRendered writes the charts and every format except xlsx (the charts are built
+// once, for the charts directory, the PDF and the HTML report alike).
 func writeRendered(dir string, in *input, want map[string]bool) error {
 	var charts []Chart
-	if want["charts"] || want["pdf"] {
+	if want["charts"] || want["pdf"] || want["html"] {
 		charts = buildCharts(in)
 	}
 	if want["charts"] {
@@ -108,6 +110,7 @@ func writeRendered(dir string, in *input, want map[string]bool) error {
 		fn     func() error
 	}{
 		{"pdf", func() error { return writePDF(filepath.Join(dir, FilePDF), in, charts) }},
+		{"html", func() error { return writeHTML(filepath.Join(dir, FileHTML), in, charts) }},
 		{"json", func() error { return writeJSON(filepath.Join(dir, FileJSON), in, files) }},
 		{"md", func() error { return writeMarkdown(filepath.Join(dir, FileMarkdown), in, files) }},
 		{"csv", func() error { return writeStepsCSV(filepath.Join(dir, FileStepsCSV), in) }},

@@ -14,14 +14,14 @@ import (
 )
 
 // renderGroups are the report formats rendered together, in order: the cheap text
-// outputs first, then the charts with the PDF (which embeds them). The workbook is
+// outputs first, then the charts with the PDF and the HTML report (which embed them). The workbook is
 // rendered alongside them on another goroutine.
-var renderGroups = [][]string{{"json", "md", "csv"}, {"charts", "pdf"}}
+var renderGroups = [][]string{{"json", "md", "csv"}, {"charts", "pdf", "html"}}
 
 // formatPaths are the outputs each report format writes in the run directory.
 var formatPaths = map[string][]string{
 	"json": {report.FileJSON}, "md": {report.FileMarkdown}, "csv": {report.FileStepsCSV},
-	"charts": {report.DirCharts}, "pdf": {report.FilePDF}, "xlsx": {report.FileXLSX},
+	"charts": {report.DirCharts}, "pdf": {report.FilePDF}, "html": {report.FileHTML}, "xlsx": {report.FileXLSX},
 }
 
 // renderReport writes the report formats of dir (nil = all), honouring Ctrl-C between

@@ -83,7 +83,7 @@ func TestReportRejectsFormatFirst(t *testing.T) {
 		t.Fatalf("sweep: exit %d: %s", r.code, r.stderr)
 	}
 	r := llmcap(t, nil, "report", dir, "--format", "pdf,docx")
-	want := `llmcap: --format "docx" is not allowed: must be one of pdf, xlsx, charts, json, md, csv`
+	want := `llmcap: --format "docx" is not allowed: must be one of pdf, html, xlsx, charts, json, md, csv`
 	if r.code == 0 || strings.TrimSpace(r.stderr) != want || r.stdout != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q, want only %q", r.code, r.stdout, r.stderr, want)
 	}

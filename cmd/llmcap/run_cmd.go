@@ -408,6 +408,7 @@ func printOutputs(w io.Writer, dir string) {
 	fmt.Fprintf(w, "\noutputs in %s:\n", dir)
 	for _, f := range []struct{ name, what string }{
 		{report.FilePDF, "PDF report (the answer on page 1)"},
+		{report.FileHTML, "HTML report (one file; open in a browser)"},
 		{report.FileXLSX, "workbook: steps, segments, requests, capacity"},
 		{report.DirCharts, "charts (SVG/PNG)"},
 		{report.FileMarkdown, "Markdown summary"},

@@ -1,0 +1,321 @@
+package report
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/rundir"
+)
+
+// The HTML report's template, style sheet and script, inlined into report.html so the
+// file is self-contained (no fetch of any font, script or image).
+//
+//go:embed html/page.tmpl html/page.css html/page.js
+var htmlFiles embed.FS
+
+// htmlTemplate is the parsed page template (html/template: every value is escaped for
+// its context, so plan names and notes cannot inject markup).
+var htmlTemplate = template.Must(template.New("page.tmpl").ParseFS(htmlFiles, "html/page.tmpl"))
+
+// htmlTable is a table of the HTML report: headers and rows of cells.
+type htmlTable struct {
+	Headers []string
+	Rows    [][]htmlCell
+	// Sortable tables sort by a column when its header is clicked.
+	Sortable bool
+}
+
+// htmlCell is one table cell: its text and, for a number, the value a click on the
+// header sorts by ("" for text).
+type htmlCell struct{ Text, Sort string }
+
+// htmlChart is one chart: its inline SVG (with hover points), or the note shown in
+// its place.
+type htmlChart struct {
+	Name, Title string
+	SVG         template.HTML
+	Missing     string
+}
+
+// htmlSegment is one segment's results section.
+type htmlSegment struct {
+	ID, Heading, Capacity, Evidence, NoSuccess string
+	Charts                                     []htmlChart
+	Steps                                      htmlTable
+}
+
+// htmlCapture is one Nsight Systems capture shown in full.
+type htmlCapture struct {
+	Title, Text string
+	Table       htmlTable
+}
+
+// htmlPage is everything the template shows, in the PDF's section order.
+type htmlPage struct {
+	Title, Run, Footer string
+	CSS                template.CSS
+	JS                 template.JS
+	Head               map[string]string
+
+	Banner, Answer, Binding, Bottleneck, Evidence, Advice string
+	ErrorsText                                            string
+	Errors                                                *htmlTable
+	KeyNumbers                                            []keyValue
+	Glossary, WarningScope                                string
+	Warnings                                              []string
+	WhatIf                                                *htmlTable
+	HeadroomText, SamePriceNote, Notes                    string
+
+	SLA, SegmentsTable          htmlTable
+	ThinkTime, Ladder, Describe string
+
+	Segments []htmlSegment
+
+	ModelIntro, NoFitCharts string
+	Fit                     htmlTable
+	ModelCharts             []htmlChart
+	GroundTruthIntro        string
+	GroundTruth             []keyValue
+
+	CapacityIntro string
+	Capacity      htmlTable
+	SizingNotes   []string
+
+	KernelHeading, OthersHeading string
+	Captures                     []htmlCapture
+	OtherCaptures                []string
+
+	Methodology []string
+
+	ServerIntro  string
+	ServerCharts []htmlChart
+
+	AppendixCaption string
+	Appendix        htmlTable
+}
+
+// writeHTML renders report.html to path: one self-contained file with the PDF's
+// sections, the charts as inline SVG and sortable step tables.
+func writeHTML(path string, in *input, charts []Chart) error {
+	b, err := renderHTML(in, charts)
+	if err != nil {
+		return err
+	}
+	return rundir.WriteFileAtomic(path, b)
+}
+
+// renderHTML is report.html's bytes. Errors: a template or file-embedding failure.
+func renderHTML(in *input, charts []Chart) ([]byte, error) {
+	page, err := buildHTMLPage(in, charts)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := htmlTemplate.Execute(&buf, page); err != nil {
+		return nil, fmt.Errorf("html template: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// buildHTMLPage fills the page from the shared section texts (section_text.go,
+// summary.go, verdicts.go, kernels.go) so the HTML says what the PDF says.
+func buildHTMLPage(in *input, charts []Chart) (*htmlPage, error) {
+	css, err := htmlFiles.ReadFile("html/page.css")
+	if err != nil {
+		return nil, fmt.Errorf("html css: %w", err)
+	}
+	js, err := htmlFiles.ReadFile("html/page.js")
+	if err != nil {
+		return nil, fmt.Errorf("html script: %w", err)
+	}
+	a := in.a
+	p := &htmlPage{
+		Title: title(a), Run: fmt.Sprintf("run %s · %s", a.RunID, dateText(in.date)), Footer: footerText(in),
+		CSS: template.CSS(css), JS: template.JS(js),
+		Head: map[string]string{"summary": headSummary, "workload": headWorkload, "model": headModel, "capacity": headCapacity,
+			"methodology": headMethodology, "server": headServer, "appendix": headAppendix},
+	}
+	fillHTMLSummary(p, a)
+	fillHTMLWorkload(p, a)
+	byName := htmlCharts(in, charts)
+	fillHTMLSegments(p, a, byName)
+	fillHTMLModel(p, a, byName)
+	fillHTMLCapacity(p, a)
+	fillHTMLKernels(p, a)
+	p.Methodology = methodologyParas()
+	for _, name := range []string{"server-queue", "server-kv"} {
+		if c, ok := byName[name]; ok {
+			p.ServerCharts = append(p.ServerCharts, c)
+		}
+	}
+	if len(p.ServerCharts) > 0 {
+		p.ServerIntro = serverIntro
+	}
+	p.AppendixCaption = appendixCaption
+	p.Appendix = sortable(newHTMLTable(appendixTable(a)))
+	return p, nil
+}
+
+// fillHTMLSummary fills the executive summary, as the PDF's page 1.
+func fillHTMLSummary(p *htmlPage, a *analysis.Analysis) {
+	p.Banner = speedUpBanner(a)
+	p.Answer = a.Answer
+	p.Binding = analysis.BindingText(a.Overall)
+	p.Bottleneck = bottleneckVerdict(a.Overall.Bottleneck)
+	p.Evidence = strings.TrimSpace(a.Overall.BottleneckEvidence)
+	p.Advice = a.Overall.Advice
+	if errorsBound(a) {
+		p.ErrorsText = errorsSummaryText(a.Errors)
+		if rows := errorRows(a.Errors); len(rows) > 0 {
+			t := newHTMLTable([]string{"error class", "count", "sample message"}, rows)
+			p.Errors = &t
+		}
+	}
+	p.KeyNumbers = keyNumbers(a)
+	p.Glossary = glossary
+	for _, w := range a.Warnings {
+		p.Warnings = append(p.Warnings, w.Message)
+	}
+	p.WarningScope = warningScope(a, a.Warnings)
+	if len(a.WhatIf) > 0 {
+		t := sortable(newHTMLTable(whatIfRows(a.WhatIf)))
+		p.WhatIf = &t
+		p.HeadroomText = analysis.HeadroomText(a.WhatIf[0].Headroom)
+		p.SamePriceNote = samePriceNote(a.WhatIf)
+	}
+	p.Notes = strings.TrimSpace(a.Plan.Report.Notes)
+}
+
+// fillHTMLWorkload fills the SLA and workload section.
+func fillHTMLWorkload(p *htmlPage, a *analysis.Analysis) {
+	p.SLA = newHTMLTable(slaTable(a))
+	p.ThinkTime = thinkTimeText(a)
+	p.SegmentsTable = newHTMLTable(segmentsTable(a))
+	p.Ladder = ladderText(a)
+	p.Describe = strings.TrimSpace(a.Plan.Description)
+}
+
+// fillHTMLSegments fills one results section per segment (and the mix).
+func fillHTMLSegments(p *htmlPage, a *analysis.Analysis, byName map[string]htmlChart) {
+	for _, seg := range allSegments(a) {
+		slug := slugify(seg.Segment)
+		s := htmlSegment{ID: "segment-" + slug, Heading: segmentHeading(seg.Segment), Capacity: segmentCapacityText(a, seg),
+			Evidence: strings.TrimSpace(seg.Capacity.BottleneckEvidence), Steps: sortable(newHTMLTable(stepTable(a, seg)))}
+		if !segmentSucceeded(seg) {
+			s.NoSuccess = noSuccessText + "."
+		}
+		for _, kind := range []string{"ttft", "throughput", "itl"} {
+			if c, ok := byName[kind+"-"+slug]; ok {
+				s.Charts = append(s.Charts, c)
+			}
+		}
+		p.Segments = append(p.Segments, s)
+	}
+}
+
+// fillHTMLModel fills the model-fit section: the fit table, the fit, Pareto and CDF
+// charts, and the simulator's ground truth.
+func fillHTMLModel(p *htmlPage, a *analysis.Analysis, byName map[string]htmlChart) {
+	p.ModelIntro = modelIntro
+	p.Fit = newHTMLTable(fitTable(a))
+	if !anySucceeded(a) {
+		p.NoFitCharts = noFitChartsText
+	}
+	var names []string
+	for _, seg := range allSegments(a) {
+		names = append(names, "fit-"+slugify(seg.Segment))
+	}
+	names = append(names, "pareto")
+	for _, seg := range allSegments(a) {
+		names = append(names, "cdf-"+slugify(seg.Segment))
+	}
+	for _, n := range names {
+		if c, ok := byName[n]; ok {
+			p.ModelCharts = append(p.ModelCharts, c)
+		}
+	}
+	if gt := a.GroundTruth; len(gt) > 0 {
+		p.GroundTruthIntro = groundTruthIntro
+		p.GroundTruth = groundTruthRows(gt)
+	}
+}
+
+// fillHTMLCapacity fills the capacity section.
+func fillHTMLCapacity(p *htmlPage, a *analysis.Analysis) {
+	p.CapacityIntro = capacityIntro(a)
+	p.Capacity = sortable(newHTMLTable(capacityTable(a)))
+	if len(a.WhatIf) > 0 {
+		p.SizingNotes = sizingNotes(a)
+	}
+}
+
+// fillHTMLKernels fills the captured-profiles section (nothing without captures).
+func fillHTMLKernels(p *htmlPage, a *analysis.Analysis) {
+	if len(a.Kernels) == 0 {
+		return
+	}
+	p.KernelHeading = profileHeading(a)
+	var others int
+	for _, k := range a.Kernels {
+		if !shownInFull(a, k) {
+			p.OtherCaptures = append(p.OtherCaptures, captureTitle(a, k)+": "+captureSummaryText(k, true))
+			others++
+			continue
+		}
+		c := htmlCapture{Title: captureTitle(a, k), Text: kneeText(k) + captureSummaryText(k, false) + " Profile: " + profileDir(k) + "."}
+		if hdr, data := captureTable(k); len(data) > 0 {
+			c.Table = newHTMLTable(hdr, data)
+		}
+		p.Captures = append(p.Captures, c)
+	}
+	if others > 0 {
+		p.OthersHeading = othersHeading(others < len(a.Kernels))
+	}
+}
+
+// newHTMLTable makes a table from headers and rows, with each number's sort key.
+func newHTMLTable(headers []string, rows [][]string) htmlTable {
+	t := htmlTable{Headers: headers}
+	for _, r := range rows {
+		cells := make([]htmlCell, len(r))
+		for i, v := range r {
+			cells[i] = htmlCell{Text: v, Sort: sortKey(v)}
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	return t
+}
+
+// sortable marks t sortable by its columns.
+func sortable(t htmlTable) htmlTable {
+	t.Sortable = true
+	return t
+}
+
+// sortKey is the number a table cell shows ("1,234", "12.5%", "≥ 16 users", "$2.50",
+// "412 ms"), formatted for the page's script to sort by; "" when the cell does not
+// start with a number (text, "–").
+func sortKey(s string) string {
+	s = strings.TrimSpace(s)
+	for _, p := range []string{"≥ ", "≤ ", "$"} {
+		s = strings.TrimPrefix(s, p)
+	}
+	end := 0
+	for end < len(s) && strings.ContainsRune("0123456789.,-+e", rune(s[end])) {
+		end++
+	}
+	v, err := strconv.ParseFloat(strings.ReplaceAll(s[:end], ",", ""), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	if strings.TrimSpace(s[end:]) == "s" {
+		v *= 1000 // ms() switches to seconds from 10 s
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
