@@ -125,9 +125,8 @@ func chartHits(a *analysis.Analysis, seg analysis.SegmentAnalysis, spec chartSpe
 	if err != nil {
 		return nil
 	}
-	p.Add(legendBackground{})
 	c := draw.New(vgsvg.New(ChartWidth, ChartHeight))
-	da := p.DataCanvas(c)
+	da := p.DataCanvas(layoutLegend(c, p).Plot) // the canvas drawChart draws the plot on
 	trX, trY := p.Transforms(&da)
 	_, logY := p.Y.Scale.(plot.LogScale)
 	_, logX := p.X.Scale.(plot.LogScale)
