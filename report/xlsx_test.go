@@ -192,6 +192,10 @@ func xlsxDescription(t *testing.T, f *excelize.File) string {
 		}
 	}
 	for _, dn := range f.GetDefinedName() {
+		if dn.Scope != "" && dn.Scope != "Workbook" { // a sheet's own name: its print area
+			fmt.Fprintf(&b, "name %s (sheet %s) = %s\n", dn.Name, dn.Scope, dn.RefersTo)
+			continue
+		}
 		cell := strings.ReplaceAll(strings.SplitN(dn.RefersTo, "!", 2)[1], "$", "")
 		formula, _ := f.GetCellFormula(SheetSummary, cell)
 		label, _ := f.GetCellValue(SheetSummary, "A"+strings.TrimLeft(cell, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
