@@ -99,13 +99,13 @@ func newStyles(f *excelize.File) (styles, error) {
 
 // writeXLSX writes the workbook to path.
 func writeXLSX(path string, in *input) error {
-	f, err := buildXLSX(in)
+	f, texts, err := buildXLSX(in)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter {
-		return &formulaCacheZip{ZipWriter: fastZip(w), part: summarySheetPart}
+		return &formulaCacheZip{ZipWriter: fastZip(w), part: summarySheetPart, texts: texts}
 	})
 	// 0644 (excelize's SaveAs would make it executable).
 	return rundir.WriteAtomic(path, func(w io.Writer) error {
@@ -133,9 +133,10 @@ const summarySheetPart = "xl/worksheets/sheet1.xml"
 // retypes with numericFormulaCells on the way out.
 type formulaCacheZip struct {
 	excelize.ZipWriter
-	part string
-	buf  *bytes.Buffer // part's XML while it is being written
-	dst  io.Writer     // where part's XML goes
+	part  string
+	texts formulaTexts  // part's cached text results
+	buf   *bytes.Buffer // part's XML while it is being written
+	dst   io.Writer     // where part's XML goes
 }
 
 // Create starts the next part, first writing out a held-back one.
@@ -165,50 +166,61 @@ func (z *formulaCacheZip) flush() error {
 	}
 	b := z.buf.Bytes()
 	z.buf = nil
-	if _, err := z.dst.Write(numericFormulaCells(b)); err != nil {
+	if _, err := z.dst.Write(numericFormulaCells(b, z.texts)); err != nil {
 		return fmt.Errorf("%s: %w", z.part, err)
 	}
 	return nil
 }
 
 // strFormulaCell matches a formula cell whose cached value is typed as a string.
-var strFormulaCell = regexp.MustCompile(`<c ([^>]*?) t="str">(<f>[^<]*</f>)<v>([^<]*)</v></c>`)
+var strFormulaCell = regexp.MustCompile(`<c r="([A-Z]+[0-9]+)"([^>]*?) t="str">(<f>[^<]*</f>)<v>([^<]*)</v></c>`)
 
-// numericFormulaCells drops t="str" from the formula cells of a sheet's XML whose
-// cached value is a number, so they are numbers (t defaults to n) to every reader:
-// excelize's SetCellFormula types every formula cell t="str", and a viewer that does
-// not recalculate then shows "194" as text, unformatted. Text results ("n/a: …") keep
-// their type.
-func numericFormulaCells(sheetXML []byte) []byte {
+// formulaTexts are the cached text results of a sheet's formula cells, by cell (B35:
+// "—"): excelize stores a text value as a shared-string index, which a formula cell
+// (t="str") would show as that number.
+type formulaTexts map[string]string
+
+// numericFormulaCells fixes the cached values of a sheet's formula cells as excelize
+// wrote them (every one typed t="str"): a cell of texts gets its text back (t="str",
+// the text in <v>); any other whose value is a number loses t="str", so it is a number
+// (t defaults to n) to every reader, not "194" as unformatted text in a viewer that
+// does not recalculate.
+func numericFormulaCells(sheetXML []byte, texts formulaTexts) []byte {
 	return strFormulaCell.ReplaceAllFunc(sheetXML, func(m []byte) []byte {
 		sub := strFormulaCell.FindSubmatch(m)
-		if x, err := strconv.ParseFloat(string(sub[3]), 64); err != nil || !finite(x) {
+		cell, attrs, formula := string(sub[1]), string(sub[2]), string(sub[3])
+		if text, ok := texts[cell]; ok {
+			return []byte(`<c r="` + cell + `"` + attrs + ` t="str">` + formula + "<v>" + xmlText(text) + "</v></c>")
+		}
+		if x, err := strconv.ParseFloat(string(sub[4]), 64); err != nil || !finite(x) {
 			return m
 		}
-		return []byte("<c " + string(sub[1]) + ">" + string(sub[2]) + "<v>" + string(sub[3]) + "</v></c>")
+		return []byte(`<c r="` + cell + `"` + attrs + ">" + formula + "<v>" + string(sub[4]) + "</v></c>")
 	})
 }
 
-// buildXLSX builds the whole workbook in memory.
-func buildXLSX(in *input) (*excelize.File, error) {
+// buildXLSX builds the whole workbook in memory, with the Summary sheet's cached text
+// results (for numericFormulaCells when it is written).
+func buildXLSX(in *input) (*excelize.File, formulaTexts, error) {
 	f := excelize.NewFile()
 	if err := f.SetSheetName("Sheet1", SheetSummary); err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	for _, name := range []string{SheetCharts, SheetSteps, SheetSegments, SheetModel, SheetServer, SheetRequests} {
 		if _, err := f.NewSheet(name); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("sheet %s: %w", name, err)
+			return nil, nil, fmt.Errorf("sheet %s: %w", name, err)
 		}
 	}
 	st, err := newStyles(f)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("styles: %w", err)
+		return nil, nil, fmt.Errorf("styles: %w", err)
 	}
+	texts := formulaTexts{}
 	steps := []func() error{
-		func() error { return writeSummarySheet(f, st, in) },
+		func() error { return writeSummarySheet(f, st, in, texts) },
 		func() error { return writeStepsSheet(f, st, in.a) },
 		func() error { return writeChartsSheet(f, in.a) },
 		func() error { return writeSegmentsSheet(f, st, in.a) },
@@ -219,11 +231,11 @@ func buildXLSX(in *input) (*excelize.File, error) {
 	for _, step := range steps {
 		if err := step(); err != nil {
 			f.Close()
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	f.SetActiveSheet(0)
-	return f, nil
+	return f, texts, nil
 }
 
 // cellName is the A1 name of (col, row), both 1-based; absolute adds $ signs.
@@ -275,6 +287,8 @@ func calculatorRows(a *analysis.Analysis, st styles) []calcInput {
 	effective := "ROUNDDOWN(" + usable + ",0)"
 	replicas := "IF(OR(" + NameHeadroom + "<0," + NameHeadroom + ">=1)," + `"n/a: headroom must be under 100%"` +
 		",IF(" + usable + ">0,ROUNDUP(" + NameTargetUsers + "/(" + usable + "),0)," + `"n/a: no users per replica"` + "))"
+	// No price (0): "—", as the PDF shows an unknown price, not a cost of $0.
+	costFormula := fmt.Sprintf(`IF(%s>0,IFERROR(%s*%s*%d,"n/a"),"—")`, NameGPUHourUSD, NameGPUs, NameGPUHourUSD, hoursPerMonth)
 	return []calcInput{
 		{name: NameTargetUsers, label: "Target users", unit: "users", value: headlineTarget(a), style: st.inInt, valid: &validation{1, 1e9, true, "Target users: a whole number ≥ 1."}},
 		{name: NameThinkTimeS, label: "Think time between a user's requests", unit: "s", value: think, style: st.inSecs, valid: &validation{0.0, 86400.0, false, "Think time: 0 to 86,400 s."}},
@@ -287,7 +301,7 @@ func calculatorRows(a *analysis.Analysis, st styles) []calcInput {
 		{name: NameEffectiveUsers, label: "Users per replica after headroom (planned load), whole users", unit: "users", formula: effective, style: st.outInt},
 		{name: NameReplicas, label: "Replicas needed", unit: "replicas", formula: replicas, style: st.outInt},
 		{name: NameGPUs, label: "GPUs needed", unit: "GPUs", formula: "IFERROR(" + NameReplicas + "*" + NameGPUsPerReplica + `,"n/a")`, style: st.outInt},
-		{name: NameCostPerMonthUSD, label: "Cost per month", unit: fmt.Sprintf("USD (%d h)", hoursPerMonth), formula: fmt.Sprintf(`IFERROR(%s*%s*%d,"n/a")`, NameGPUs, NameGPUHourUSD, hoursPerMonth), style: st.outUSD},
+		{name: NameCostPerMonthUSD, label: "Cost per month", unit: fmt.Sprintf("USD (%d h)", hoursPerMonth), formula: costFormula, style: st.outUSD},
 	}
 }
 

@@ -130,15 +130,16 @@ func TestXLSXFormulaCachesAreNumbers(t *testing.T) {
 	}
 }
 
-// TestNumericFormulaCells: numeric cached results lose t="str"; text results keep it.
+// TestNumericFormulaCells: numeric cached results lose t="str"; a text result gets its
+// text back in place of excelize's shared-string index; other cells are untouched.
 func TestNumericFormulaCells(t *testing.T) {
 	in := `<c r="B3" s="12" t="str"><f>ROUNDUP(A1/A2,0)</f><v>33</v></c>` +
-		`<c r="B4" s="12" t="str"><f>IFERROR(B3*2,&#34;n/a&#34;)</f><v>n/a</v></c>` +
+		`<c r="B4" s="12" t="str"><f>IF(A1&gt;0,B3,&#34;—&#34;)</f><v>53</v></c>` +
 		`<c r="B5" t="str"><v>plain</v></c>`
 	want := `<c r="B3" s="12"><f>ROUNDUP(A1/A2,0)</f><v>33</v></c>` +
-		`<c r="B4" s="12" t="str"><f>IFERROR(B3*2,&#34;n/a&#34;)</f><v>n/a</v></c>` +
+		`<c r="B4" s="12" t="str"><f>IF(A1&gt;0,B3,&#34;—&#34;)</f><v>— &amp; n/a</v></c>` +
 		`<c r="B5" t="str"><v>plain</v></c>`
-	if got := string(numericFormulaCells([]byte(in))); got != want {
+	if got := string(numericFormulaCells([]byte(in), formulaTexts{"B4": "— & n/a"})); got != want {
 		t.Errorf("numericFormulaCells =\n%s\nwant\n%s", got, want)
 	}
 }

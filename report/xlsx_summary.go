@@ -15,7 +15,7 @@ import (
 // writeSummarySheet writes the answer, key numbers, the live capacity calculator (input
 // cells with defined names and formulas that recompute on edit), warnings and the
 // what-if table.
-func writeSummarySheet(f *excelize.File, st styles, in *input) error {
+func writeSummarySheet(f *excelize.File, st styles, in *input, texts formulaTexts) error {
 	a := in.a
 	sh := SheetSummary
 	set := func(cell string, v any, style int) error {
@@ -56,7 +56,7 @@ func writeSummarySheet(f *excelize.File, st styles, in *input) error {
 		_ = set(cellName(3, r, false), kn.unit, 0)
 	}
 	r += 2
-	end, err := writeCalculator(f, st, in, r)
+	end, err := writeCalculator(f, st, in, r, texts)
 	if err != nil {
 		return fmt.Errorf("summary calculator: %w", err)
 	}
@@ -107,7 +107,7 @@ func cellText(f *excelize.File, sheet, cell string) string {
 }
 
 // writeCalculator writes the capacity calculator from row r0 and returns its last row.
-func writeCalculator(f *excelize.File, st styles, in *input, r0 int) (int, error) {
+func writeCalculator(f *excelize.File, st styles, in *input, r0 int, texts formulaTexts) (int, error) {
 	sh := SheetSummary
 	// The title on its own row (it runs on over the empty cells to its right), then a
 	// one-line header: a wrapped header would grow past its row onto the first input.
@@ -145,7 +145,7 @@ func writeCalculator(f *excelize.File, st styles, in *input, r0 int) (int, error
 			return 0, fmt.Errorf("defined name %s: %w", row.name, err)
 		}
 	}
-	if err := cacheFormulaValues(f, sh, r0+1, r); err != nil {
+	if err := cacheFormulaValues(f, sh, r0+1, r, texts); err != nil {
 		return 0, err
 	}
 	return r, nil
@@ -155,9 +155,10 @@ func writeCalculator(f *excelize.File, st styles, in *input, r0 int) (int, error
 // in the formula cells of column B, rows from..to, and marks the workbook to
 // recalculate when opened. Viewers that never recalculate (previews, data-only
 // readers) then show the computed figures instead of blanks. excelize types every
-// formula cell's cached value as a string (t="str"); numericFormulaCache retypes the
-// numeric ones as numbers when the workbook is written.
-func cacheFormulaValues(f *excelize.File, sh string, from, to int) error {
+// formula cell's cached value as a string (t="str") and a text value as a shared
+// string's index: texts records the text results, and numericFormulaCells sets both
+// right when the workbook is written.
+func cacheFormulaValues(f *excelize.File, sh string, from, to int, texts formulaTexts) error {
 	for r := from; r <= to; r++ {
 		cell := cellName(2, r, false)
 		formula, err := f.GetCellFormula(sh, cell)
@@ -171,6 +172,8 @@ func cacheFormulaValues(f *excelize.File, sh string, from, to int) error {
 		var cached any = v
 		if x, perr := strconv.ParseFloat(v, 64); perr == nil {
 			cached = x
+		} else {
+			texts[cell] = v
 		}
 		if err := f.SetCellValue(sh, cell, cached); err != nil {
 			return fmt.Errorf("cache %s: %w", cell, err)
