@@ -2,9 +2,13 @@ package report
 
 import (
 	"archive/zip"
+	"bytes"
 	"compress/flate"
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/xuri/excelize/v2"
 
@@ -43,7 +47,7 @@ const (
 type styles struct {
 	title, bold, boldWrap, header, wrap, int0, num1, num2, num3, ms, rps, tokps, pctl, pct0, usd, usd2, secs int
 	// Calculator inputs (yellow) and outputs (green), one per number format.
-	inInt, inSecs, inSecs2, inPct, inUSD, inNum2, outInt, outNum1, outUSD int
+	inInt, inSecs, inSecs2, inPct, inUSD, inNum2, outInt, outUSD int
 }
 
 // newStyles registers the workbook's styles.
@@ -77,7 +81,6 @@ func newStyles(f *excelize.File) (styles, error) {
 	in(&s.inUSD, `"$"#,##0.00`)
 	in(&s.inNum2, "#,##0.00")
 	out(&s.outInt, "#,##0")
-	out(&s.outNum1, "#,##0.0")
 	out(&s.outUSD, `"$"#,##0`)
 	mk(&s.pct0, &excelize.Style{CustomNumFmt: custom("0%")})
 	mk(&s.int0, &excelize.Style{NumFmt: 3}) // #,##0
@@ -96,12 +99,14 @@ func newStyles(f *excelize.File) (styles, error) {
 
 // writeXLSX writes the workbook to path.
 func writeXLSX(path string, in *input) error {
-	f, err := buildXLSX(in)
+	f, texts, err := buildXLSX(in)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	f.SetZipWriter(fastZip)
+	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter {
+		return &formulaCacheZip{ZipWriter: fastZip(w), part: summarySheetPart, texts: texts}
+	})
 	// 0644 (excelize's SaveAs would make it executable).
 	return rundir.WriteAtomic(path, func(w io.Writer) error {
 		_, err := f.WriteTo(w)
@@ -119,26 +124,103 @@ func fastZip(w io.Writer) excelize.ZipWriter {
 	return zw
 }
 
-// buildXLSX builds the whole workbook in memory.
-func buildXLSX(in *input) (*excelize.File, error) {
+// summarySheetPart is the Summary sheet's part in the zip: the workbook's first sheet,
+// which excelize.NewFile creates as Sheet1 and buildXLSX renames.
+const summarySheetPart = "xl/worksheets/sheet1.xml"
+
+// formulaCacheZip is a ZipWriter that passes every part through unchanged except part
+// (a normal sheet's XML, written whole by excelize), whose numeric formula results it
+// retypes with numericFormulaCells on the way out.
+type formulaCacheZip struct {
+	excelize.ZipWriter
+	part  string
+	texts formulaTexts  // part's cached text results
+	buf   *bytes.Buffer // part's XML while it is being written
+	dst   io.Writer     // where part's XML goes
+}
+
+// Create starts the next part, first writing out a held-back one.
+func (z *formulaCacheZip) Create(name string) (io.Writer, error) {
+	if err := z.flush(); err != nil {
+		return nil, err
+	}
+	w, err := z.ZipWriter.Create(name)
+	if err != nil || name != z.part {
+		return w, err
+	}
+	z.buf, z.dst = &bytes.Buffer{}, w
+	return z.buf, nil
+}
+
+// Close writes out a held-back part and closes the zip.
+func (z *formulaCacheZip) Close() error {
+	if err := z.flush(); err != nil {
+		return err
+	}
+	return z.ZipWriter.Close()
+}
+
+func (z *formulaCacheZip) flush() error {
+	if z.buf == nil {
+		return nil
+	}
+	b := z.buf.Bytes()
+	z.buf = nil
+	if _, err := z.dst.Write(numericFormulaCells(b, z.texts)); err != nil {
+		return fmt.Errorf("%s: %w", z.part, err)
+	}
+	return nil
+}
+
+// strFormulaCell matches a formula cell whose cached value is typed as a string.
+var strFormulaCell = regexp.MustCompile(`<c r="([A-Z]+[0-9]+)"([^>]*?) t="str">(<f>[^<]*</f>)<v>([^<]*)</v></c>`)
+
+// formulaTexts are the cached text results of a sheet's formula cells, by cell (B35:
+// "—"): excelize stores a text value as a shared-string index, which a formula cell
+// (t="str") would show as that number.
+type formulaTexts map[string]string
+
+// numericFormulaCells fixes the cached values of a sheet's formula cells as excelize
+// wrote them (every one typed t="str"): a cell of texts gets its text back (t="str",
+// the text in <v>); any other whose value is a number loses t="str", so it is a number
+// (t defaults to n) to every reader, not "194" as unformatted text in a viewer that
+// does not recalculate.
+func numericFormulaCells(sheetXML []byte, texts formulaTexts) []byte {
+	return strFormulaCell.ReplaceAllFunc(sheetXML, func(m []byte) []byte {
+		sub := strFormulaCell.FindSubmatch(m)
+		cell, attrs, formula := string(sub[1]), string(sub[2]), string(sub[3])
+		if text, ok := texts[cell]; ok {
+			return []byte(`<c r="` + cell + `"` + attrs + ` t="str">` + formula + "<v>" + xmlText(text) + "</v></c>")
+		}
+		if x, err := strconv.ParseFloat(string(sub[4]), 64); err != nil || !finite(x) {
+			return m
+		}
+		return []byte(`<c r="` + cell + `"` + attrs + ">" + formula + "<v>" + string(sub[4]) + "</v></c>")
+	})
+}
+
+// buildXLSX builds the whole workbook in memory, with the Summary sheet's cached text
+// results (for numericFormulaCells when it is written).
+func buildXLSX(in *input) (*excelize.File, formulaTexts, error) {
 	f := excelize.NewFile()
 	if err := f.SetSheetName("Sheet1", SheetSummary); err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	for _, name := range []string{SheetCharts, SheetSteps, SheetSegments, SheetModel, SheetServer, SheetRequests} {
 		if _, err := f.NewSheet(name); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("sheet %s: %w", name, err)
+			return nil, nil, fmt.Errorf("sheet %s: %w", name, err)
 		}
 	}
 	st, err := newStyles(f)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("styles: %w", err)
+		return nil, nil, fmt.Errorf("styles: %w", err)
 	}
+	texts := formulaTexts{}
 	steps := []func() error{
-		func() error { return writeSummarySheet(f, st, in) },
+		func() error { return writeSummarySheet(f, st, in, texts) },
 		func() error { return writeStepsSheet(f, st, in.a) },
 		func() error { return writeChartsSheet(f, in.a) },
 		func() error { return writeSegmentsSheet(f, st, in.a) },
@@ -149,11 +231,11 @@ func buildXLSX(in *input) (*excelize.File, error) {
 	for _, step := range steps {
 		if err := step(); err != nil {
 			f.Close()
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	f.SetActiveSheet(0)
-	return f, nil
+	return f, texts, nil
 }
 
 // cellName is the A1 name of (col, row), both 1-based; absolute adds $ signs.
@@ -199,9 +281,14 @@ func calculatorRows(a *analysis.Analysis, st styles) []calcInput {
 		think = 0
 	}
 	users := "FLOOR(" + NameCapacityRps + "*(" + NameResponseTimeS + "+" + NameThinkTimeS + ")+0.000001,1)"
-	effective := NameUsersPerReplica + "*(1-" + NameHeadroom + ")"
+	// The planned load per replica; replicas divide by it unrounded, as the analysis's
+	// sizing does, while the cell shows it rounded down to whole users.
+	usable := NameUsersPerReplica + "*(1-" + NameHeadroom + ")"
+	effective := "ROUNDDOWN(" + usable + ",0)"
 	replicas := "IF(OR(" + NameHeadroom + "<0," + NameHeadroom + ">=1)," + `"n/a: headroom must be under 100%"` +
-		",IF(" + NameEffectiveUsers + ">0,ROUNDUP(" + NameTargetUsers + "/" + NameEffectiveUsers + ",0)," + `"n/a: no users per replica"` + "))"
+		",IF(" + usable + ">0,ROUNDUP(" + NameTargetUsers + "/(" + usable + "),0)," + `"n/a: no users per replica"` + "))"
+	// No price (0): "—", as the PDF shows an unknown price, not a cost of $0.
+	costFormula := fmt.Sprintf(`IF(%s>0,IFERROR(%s*%s*%d,"n/a"),"—")`, NameGPUHourUSD, NameGPUs, NameGPUHourUSD, hoursPerMonth)
 	return []calcInput{
 		{name: NameTargetUsers, label: "Target users", unit: "users", value: headlineTarget(a), style: st.inInt, valid: &validation{1, 1e9, true, "Target users: a whole number ≥ 1."}},
 		{name: NameThinkTimeS, label: "Think time between a user's requests", unit: "s", value: think, style: st.inSecs, valid: &validation{0.0, 86400.0, false, "Think time: 0 to 86,400 s."}},
@@ -211,9 +298,52 @@ func calculatorRows(a *analysis.Analysis, st styles) []calcInput {
 		{name: NameCapacityRps, label: "Throughput per replica at capacity X (from the analysis)", unit: "req/s", value: a.Overall.ThroughputAtCapacity, style: st.inNum2, valid: &validation{0.0, 1e9, false, "Throughput: 0 or more req/s."}},
 		{name: NameResponseTimeS, label: "Mean response time at capacity R (from the analysis)", unit: "s", value: responseTimeS(a.Overall), style: st.inSecs2, valid: &validation{0.0, 86400.0, false, "Response time: 0 or more seconds."}},
 		{name: NameUsersPerReplica, label: "Users per replica = X × (R + think time), whole users", unit: "users", formula: users, style: st.outInt},
-		{name: NameEffectiveUsers, label: "Users per replica after headroom", unit: "users", formula: effective, style: st.outNum1},
+		{name: NameEffectiveUsers, label: "Users per replica after headroom (planned load), whole users", unit: "users", formula: effective, style: st.outInt},
 		{name: NameReplicas, label: "Replicas needed", unit: "replicas", formula: replicas, style: st.outInt},
 		{name: NameGPUs, label: "GPUs needed", unit: "GPUs", formula: "IFERROR(" + NameReplicas + "*" + NameGPUsPerReplica + `,"n/a")`, style: st.outInt},
-		{name: NameCostPerMonthUSD, label: "Cost per month", unit: fmt.Sprintf("USD (%d h)", hoursPerMonth), formula: fmt.Sprintf(`IFERROR(%s*%s*%d,"n/a")`, NameGPUs, NameGPUHourUSD, hoursPerMonth), style: st.outUSD},
+		{name: NameCostPerMonthUSD, label: "Cost per month", unit: fmt.Sprintf("USD (%d h)", hoursPerMonth), formula: costFormula, style: st.outUSD},
 	}
+}
+
+// fitToPage makes a PDF or paper export of sheet print area rng (A1:L63) one page:
+// it defines the sheet's print area (_xlnm.Print_Area) and scales the page to fit one
+// page wide and one tall, in landscape when landscape is true.
+func fitToPage(f *excelize.File, sheet, rng string, landscape bool) error {
+	from, to, _ := strings.Cut(rng, ":")
+	c0, r0, err := excelize.CellNameToCoordinates(from)
+	if err != nil {
+		return fmt.Errorf("%s print area: %w", sheet, err)
+	}
+	c1, r1, err := excelize.CellNameToCoordinates(to)
+	if err != nil {
+		return fmt.Errorf("%s print area: %w", sheet, err)
+	}
+	ref := fmt.Sprintf("'%s'!%s:%s", sheet, cellName(c0, r0, true), cellName(c1, r1, true))
+	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area", RefersTo: ref, Scope: sheet}); err != nil {
+		return fmt.Errorf("%s print area: %w", sheet, err)
+	}
+	one, fit, orientation := 1, true, "portrait"
+	if landscape {
+		orientation = "landscape"
+	}
+	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return fmt.Errorf("%s fit to page: %w", sheet, err)
+	}
+	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{FitToWidth: &one, FitToHeight: &one, Orientation: &orientation}); err != nil {
+		return fmt.Errorf("%s page layout: %w", sheet, err)
+	}
+	return nil
+}
+
+// usedRange is the A1 range from A1 to sheet's last used row and column.
+func usedRange(f *excelize.File, sheet string) (string, error) {
+	rows, err := f.GetRows(sheet)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", sheet, err)
+	}
+	cols := 1
+	for _, r := range rows {
+		cols = max(cols, len(r))
+	}
+	return "A1:" + cellName(cols, max(1, len(rows)), false), nil
 }

@@ -2,7 +2,9 @@ package report
 
 import (
 	"math"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/xuri/excelize/v2"
@@ -66,4 +68,39 @@ func TestPriceSource(t *testing.T) {
 
 func whatIfFor(projected, same bool, price float64) analysis.WhatIf {
 	return analysis.WhatIf{GPU: "H100-SXM", Projected: projected, SamePriceAssumed: same, GPUHourUSD: price}
+}
+
+// TestXLSXNoPriceCachedAsDash: without a price (none in the plan, none in the sizing)
+// the written workbook's cached cost is the text "—", typed as text, as the PDF shows an
+// unknown price; not $0, and not excelize's shared-string index as a number.
+func TestXLSXNoPriceCachedAsDash(t *testing.T) {
+	a := fxAnalysis()
+	a.Plan.Report.GPUHourUSD = 0
+	for i := range a.WhatIf {
+		a.WhatIf[i].GPUHourUSD, a.WhatIf[i].CostPerMonthUSD, a.WhatIf[i].CostPerMOutputUSD = 0, 0, 0
+	}
+	dir := fxWriteRunDir(t, a, 5)
+	if err := Write(dir, a, []string{"xlsx"}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, FileXLSX)
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cell := definedCell(t, f, NameCostPerMonthUSD)
+	sheet := zipParts(t, path, summarySheetPart)[summarySheetPart]
+	want := `<c r="` + cell + `" s="`
+	i := strings.Index(sheet, want)
+	if i < 0 {
+		t.Fatalf("no cell %s in %s", cell, summarySheetPart)
+	}
+	c := sheet[i : i+strings.Index(sheet[i:], "</c>")]
+	if !strings.Contains(c, ` t="str">`) || !strings.HasSuffix(c, "<v>—</v>") {
+		t.Errorf("cost cell %s = %s, want a text cell caching —", cell, c)
+	}
+	if got, _ := f.GetCellValue(SheetSummary, cell); got != "—" {
+		t.Errorf("cost shows %q, want —", got)
+	}
 }

@@ -2,9 +2,7 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/xuri/excelize/v2"
 
@@ -248,77 +246,4 @@ func writeCurves(f *excelize.File, st styles, a *analysis.Analysis, r0 int) erro
 	_ = f.SetCellStyle(sh, cellName(3, r0+1, false), cellName(6, r, false), st.ms)
 	_ = f.SetCellStyle(sh, cellName(7, r0+1, false), cellName(7, r, false), st.rps)
 	return f.AddTable(sh, &excelize.Table{Range: cellName(1, r0, false) + ":" + cellName(7, r, false), Name: "ModelCurves", StyleName: "TableStyleLight9"})
-}
-
-// writeChartsSheet adds native scatter charts (TTFT p95 and throughput vs load, one
-// series per segment) that reference the Steps sheet. They live on their own normal
-// sheet: charts on a stream-written sheet are silently dropped by excelize.
-func writeChartsSheet(f *excelize.File, a *analysis.Analysis) error {
-	names, first, last := segmentRows(a)
-	if len(names) == 0 {
-		return f.SetCellValue(SheetCharts, "A1", "No steps to chart.")
-	}
-	if !anySucceeded(a) {
-		return f.SetCellValue(SheetCharts, "A1", noSuccessText+".")
-	}
-	logX := !isRate(a)
-	for _, seg := range allSegments(a) {
-		for _, s := range seg.Steps {
-			logX = logX && s.Load >= 1
-		}
-	}
-	charts := []struct {
-		cell, title, yTitle string
-		col                 int
-	}{
-		{"A1", "TTFT p95 vs load", "TTFT p95 (ms)", stepsColTTFTp95},
-		{"A22", "Throughput vs load", "requests/s", stepsColThroughput},
-		{"A43", "ITL p95 vs load", "ITL p95 (ms)", stepsColITLp95},
-	}
-	for _, c := range charts {
-		var series []excelize.ChartSeries
-		for i := range names {
-			series = append(series, excelize.ChartSeries{
-				Name:       fmt.Sprintf("%s!%s", SheetSteps, cellName(1, first[i], true)), // the segment's name cell
-				Categories: fmt.Sprintf("%s!%s:%s", SheetSteps, cellName(stepsColLoad, first[i], true), cellName(stepsColLoad, last[i], true)),
-				Values:     fmt.Sprintf("%s!%s:%s", SheetSteps, cellName(c.col, first[i], true), cellName(c.col, last[i], true)),
-				Marker:     excelize.ChartMarker{Symbol: "circle", Size: 5},
-				Line:       excelize.LineOptions{Width: 1.5},
-			})
-		}
-		xAxis := excelize.ChartAxis{Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: loadLabel(a)}}}}
-		if logX {
-			xAxis.LogBase = 2
-		}
-		err := f.AddChart(SheetCharts, c.cell, &excelize.Chart{
-			Type: excelize.Scatter, Series: series,
-			Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: c.title}}},
-			XAxis:     xAxis,
-			YAxis:     excelize.ChartAxis{MajorGridLines: true, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: c.yTitle}}}},
-			Dimension: excelize.ChartDimension{Width: 720, Height: 400},
-			Legend:    excelize.ChartLegend{Position: "bottom"}, ShowBlanksAs: "gap",
-		})
-		if err != nil {
-			return fmt.Errorf("chart %s: %w", c.title, err)
-		}
-	}
-	numericXValues(f)
-	return nil
-}
-
-// xValStrRef matches a scatter series' x values written as a text reference.
-var xValStrRef = regexp.MustCompile(`<xVal><strRef>(<f>[^<]*</f>)</strRef></xVal>`)
-
-// numericXValues rewrites the scatter charts' x values from text references (how
-// excelize writes them) to numeric references, so spreadsheet programs plot the
-// points against the load's value rather than as evenly spaced categories.
-func numericXValues(f *excelize.File) {
-	f.Pkg.Range(func(k, v any) bool {
-		name, _ := k.(string)
-		b, ok := v.([]byte)
-		if ok && strings.HasPrefix(name, "xl/charts/chart") {
-			f.Pkg.Store(name, xValStrRef.ReplaceAll(b, []byte(`<xVal><numRef>$1</numRef></xVal>`)))
-		}
-		return true
-	})
 }

@@ -2,7 +2,10 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 
@@ -12,7 +15,7 @@ import (
 // writeSummarySheet writes the answer, key numbers, the live capacity calculator (input
 // cells with defined names and formulas that recompute on edit), warnings and the
 // what-if table.
-func writeSummarySheet(f *excelize.File, st styles, in *input) error {
+func writeSummarySheet(f *excelize.File, st styles, in *input, texts formulaTexts) error {
 	a := in.a
 	sh := SheetSummary
 	set := func(cell string, v any, style int) error {
@@ -40,8 +43,8 @@ func writeSummarySheet(f *excelize.File, st styles, in *input) error {
 	}
 	_ = f.MergeCell(sh, "A3", "F3")
 	_ = f.MergeCell(sh, "A4", "F4")
-	_ = f.SetRowHeight(sh, 3, 36)
-	_ = f.SetRowHeight(sh, 4, 45)
+	_ = f.SetRowHeight(sh, 3, wrappedRowHeight(a.Answer, summaryMergedWidth, 12))
+	_ = f.SetRowHeight(sh, 4, wrappedRowHeight(cellText(f, sh, "A4"), summaryMergedWidth, 11))
 	r := 6
 	_ = set(cellName(1, r, false), "Key numbers", st.header)
 	_ = set(cellName(2, r, false), "value", st.header)
@@ -53,7 +56,7 @@ func writeSummarySheet(f *excelize.File, st styles, in *input) error {
 		_ = set(cellName(3, r, false), kn.unit, 0)
 	}
 	r += 2
-	end, err := writeCalculator(f, st, in, r)
+	end, err := writeCalculator(f, st, in, r, texts)
 	if err != nil {
 		return fmt.Errorf("summary calculator: %w", err)
 	}
@@ -69,16 +72,53 @@ func writeSummarySheet(f *excelize.File, st styles, in *input) error {
 	if errorsBound(a) {
 		r = writeErrorsTable(f, st, a.Errors, r) + 2
 	}
-	return writeWhatIfTable(f, st, in, r)
+	if err := writeWhatIfTable(f, st, in, r); err != nil {
+		return err
+	}
+	used, err := usedRange(f, sh)
+	if err != nil {
+		return err
+	}
+	return fitToPage(f, sh, used, true)
+}
+
+// summaryMergedWidth is the width of the Summary's merged text rows (columns A–F), in
+// Excel's character units (the column widths set by writeSummarySheet).
+const summaryMergedWidth = 58 + 18 + 22 + 3*14
+
+// wrappedRowHeight is the height (points) of a row whose wrapped text of fontPt points
+// fills a cell widthChars characters wide: spreadsheet programs do not grow a merged
+// row to its text, so text past the set height runs over the next row. It estimates a
+// character of fontPt as fontPt/11 of Excel's width unit, with 10% to spare, and a
+// line as 1.35 × fontPt.
+func wrappedRowHeight(text string, widthChars, fontPt float64) float64 {
+	perLine := max(1, widthChars*11/fontPt/1.1)
+	lines := 0
+	for _, para := range strings.Split(text, "\n") {
+		lines += max(1, int(math.Ceil(float64(utf8.RuneCountInString(para))/perLine)))
+	}
+	return math.Ceil(float64(lines) * fontPt * 1.35)
+}
+
+// cellText is a cell's shown text ("" on error).
+func cellText(f *excelize.File, sheet, cell string) string {
+	s, _ := f.GetCellValue(sheet, cell)
+	return s
 }
 
 // writeCalculator writes the capacity calculator from row r0 and returns its last row.
-func writeCalculator(f *excelize.File, st styles, in *input, r0 int) (int, error) {
+func writeCalculator(f *excelize.File, st styles, in *input, r0 int, texts formulaTexts) (int, error) {
 	sh := SheetSummary
+	// The title on its own row (it runs on over the empty cells to its right), then a
+	// one-line header: a wrapped header would grow past its row onto the first input.
 	_ = f.SetCellValue(sh, cellName(1, r0, false), "Capacity calculator: edit the yellow cells; the green cells recompute")
+	_ = f.SetCellStyle(sh, cellName(1, r0, false), cellName(1, r0, false), st.bold)
+	r0++
+	hdr := []any{"input or result", "value", "unit"}
+	if err := f.SetSheetRow(sh, cellName(1, r0, false), &hdr); err != nil {
+		return 0, err
+	}
 	_ = f.SetCellStyle(sh, cellName(1, r0, false), cellName(3, r0, false), st.header)
-	_ = f.SetCellValue(sh, cellName(2, r0, false), "value")
-	_ = f.SetCellValue(sh, cellName(3, r0, false), "unit")
 	r := r0
 	for _, row := range calculatorRows(in.a, st) {
 		r++
@@ -105,7 +145,7 @@ func writeCalculator(f *excelize.File, st styles, in *input, r0 int) (int, error
 			return 0, fmt.Errorf("defined name %s: %w", row.name, err)
 		}
 	}
-	if err := cacheFormulaValues(f, sh, r0+1, r); err != nil {
+	if err := cacheFormulaValues(f, sh, r0+1, r, texts); err != nil {
 		return 0, err
 	}
 	return r, nil
@@ -114,10 +154,11 @@ func writeCalculator(f *excelize.File, st styles, in *input, r0 int) (int, error
 // cacheFormulaValues stores each formula's computed value (excelize's CalcCellValue)
 // in the formula cells of column B, rows from..to, and marks the workbook to
 // recalculate when opened. Viewers that never recalculate (previews, data-only
-// readers) then show the computed figures instead of blanks. excelize types a formula
-// cell's cached value as a formula string (t="str"), so such viewers show numbers
-// unformatted; Excel and LibreOffice recalculate on load and apply the formats.
-func cacheFormulaValues(f *excelize.File, sh string, from, to int) error {
+// readers) then show the computed figures instead of blanks. excelize types every
+// formula cell's cached value as a string (t="str") and a text value as a shared
+// string's index: texts records the text results, and numericFormulaCells sets both
+// right when the workbook is written.
+func cacheFormulaValues(f *excelize.File, sh string, from, to int, texts formulaTexts) error {
 	for r := from; r <= to; r++ {
 		cell := cellName(2, r, false)
 		formula, err := f.GetCellFormula(sh, cell)
@@ -131,6 +172,8 @@ func cacheFormulaValues(f *excelize.File, sh string, from, to int) error {
 		var cached any = v
 		if x, perr := strconv.ParseFloat(v, 64); perr == nil {
 			cached = x
+		} else {
+			texts[cell] = v
 		}
 		if err := f.SetCellValue(sh, cell, cached); err != nil {
 			return fmt.Errorf("cache %s: %w", cell, err)
@@ -188,6 +231,7 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 		return err
 	}
 	_ = f.SetCellStyle(sh, cellName(1, r, false), cellName(len(hdr), r, false), st.header)
+	_ = f.SetRowHeight(sh, r, 30) // two lines: "cost per month (USD)" wraps in its column
 	for _, w := range ws {
 		r++
 		basis := "measured"

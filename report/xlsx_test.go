@@ -112,6 +112,12 @@ func TestXLSXCalculator(t *testing.T) {
 	if got, want := calc(t, f, definedCell(t, f, NameGPUs)), 4*math.Ceil(1000/(inFlight*0.8)); got != want {
 		t.Errorf("GPUs with 4 per replica = %v, want %v", got, want)
 	}
+	// No price: the cost is "—" (unknown), not $0.
+	setCalc(t, f, NameGPUHourUSD, 0)
+	if s, err := f.CalcCellValue(SheetSummary, definedCell(t, f, NameCostPerMonthUSD)); err != nil || s != "—" {
+		t.Errorf("CostPerMonthUSD without a price = %q (%v), want —", s, err)
+	}
+	setCalc(t, f, NameGPUHourUSD, 2.5)
 	// Headroom of 100% leaves no capacity: an explicit n/a, not 0 replicas.
 	setCalc(t, f, NameHeadroom, 1)
 	for _, name := range []string{NameReplicas, NameGPUs, NameCostPerMonthUSD} {
@@ -192,6 +198,10 @@ func xlsxDescription(t *testing.T, f *excelize.File) string {
 		}
 	}
 	for _, dn := range f.GetDefinedName() {
+		if dn.Scope != "" && dn.Scope != "Workbook" { // a sheet's own name: its print area
+			fmt.Fprintf(&b, "name %s (sheet %s) = %s\n", dn.Name, dn.Scope, dn.RefersTo)
+			continue
+		}
 		cell := strings.ReplaceAll(strings.SplitN(dn.RefersTo, "!", 2)[1], "$", "")
 		formula, _ := f.GetCellFormula(SheetSummary, cell)
 		label, _ := f.GetCellValue(SheetSummary, "A"+strings.TrimLeft(cell, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
