@@ -7,8 +7,8 @@ import (
 	"github.com/johnfercher/maroto/v2/pkg/props"
 )
 
-// capacitySection is every segment's capacity and the what-if sizing table.
-func capacitySection(in *input) []core.Row {
+// capacitySection is every segment's capacity, then the what-if sizing table: two blocks.
+func capacitySection(in *input) []block {
 	a := in.a
 	users := "Users per replica convert it with the think time (users = X · (R + Z), an estimate, rounded down to whole users)"
 	if isUsers(a) {
@@ -23,10 +23,11 @@ func capacitySection(in *input) []core.Row {
 		data = append(data, []string{seg.Segment, capacityText(a, c), rangeText(c), methodText(c.Method),
 			orDash(c.Bottleneck), auto(c.ThroughputAtCapacity), capacityUsersText(c)})
 	}
-	rows = append(rows, autoTable([]string{"segment", "capacity", "range", "method", "bottleneck", "req/s at cap.", "users / replica"},
-		[]int{4, 4, 3, 3, 3, 3, 4}, data)...)
+	rows = append(rows, table([]string{"segment", "capacity", "range", "method", "bottleneck", "req/s at cap.", "users / replica"},
+		[]int{3, 3, 3, 7, 2, 3, 3}, data)...)
+	out := []block{rows}
 	if len(a.WhatIf) > 0 {
-		rows = append(rows, subheading("Target users → replicas → GPUs → cost"))
+		rows := []core.Row{subheading("Target users → replicas → GPUs → cost")}
 		rows = append(rows, whatIfTable(a.WhatIf)...)
 		if n := samePriceNote(a.WhatIf); n != "" {
 			rows = append(rows, para(n, props.Text{Size: 8, Top: 1, Color: colGrey}))
@@ -35,8 +36,9 @@ func capacitySection(in *input) []core.Row {
 			gpusPerReplica(a), usdCents(gpuHourUSD(a)), hoursPerMonth), props.Text{Size: 8.5, Top: 1, Color: colGrey}))
 		rows = append(rows, para(fmt.Sprintf("$ / M output tokens = price of one replica's GPUs per hour ÷ (output tokens/s at capacity × (1 − headroom %s) × 3,600) × 1,000,000: "+
 			"the cost of a million generated tokens when every replica runs fully loaded up to its headroom.", shareText(headroom(a))), props.Text{Size: 8.5, Top: 1, Color: colGrey}))
+		out = append(out, rows)
 	}
-	return rows
+	return out
 }
 
 // usdCents formats a price with cents.
@@ -56,18 +58,23 @@ func clipRunes(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// serverSection is the scraped server metrics charts (empty when none were scraped).
-func serverSection(byName map[string]Chart) []core.Row {
+// serverSection is the scraped server metrics charts across the page, the heading
+// with the first (none when none were scraped).
+func serverSection(byName map[string]Chart) []block {
 	q, kv := chartRow(byName, "server-queue"), chartRow(byName, "server-kv")
 	if q == nil && kv == nil {
 		return nil
 	}
-	return appendRows([]core.Row{heading("Server metrics"),
-		para("Scraped from the server's Prometheus endpoint during the sweep; shaded bands are the steps.")}, q, kv)
+	head := block{heading("Server metrics"),
+		para("Scraped from the server's Prometheus endpoint during the sweep; shaded bands are the steps.")}
+	if q == nil {
+		return []block{append(head, kv...)}
+	}
+	return []block{append(head, q...), kv}
 }
 
-// methodologySection explains how the numbers were measured and their caveats.
-func methodologySection(in *input) []core.Row {
+// methodologySection explains how the numbers were measured and their caveats: one block.
+func methodologySection(in *input) []block {
 	paras := []string{
 		"Metrics follow AIPerf's definitions. TTFT is the time from sending a request to the first streamed event carrying content or reasoning; " +
 			"ITL is (E2E − TTFT) ÷ (output tokens − 1), defined for two or more output tokens; E2E ends at the last content event.",
@@ -80,15 +87,17 @@ func methodologySection(in *input) []core.Row {
 		"Caveats: results hold for the measured prompt/output length mix, engine settings and software versions; steps that did not reach steady state " +
 			"and steps with errors above the SLA's error budget are flagged on page 1.",
 	}
-	rows := []core.Row{heading("Methodology and caveats")}
+	rows := block{heading("Methodology and caveats")}
 	for _, p := range paras {
 		rows = append(rows, para(p))
 	}
-	return rows
+	return []block{rows}
 }
 
-// appendixSection is the full per-step statistics of every segment.
-func appendixSection(in *input) []core.Row {
+// appendixSection is the full per-step statistics of every segment: the heading with
+// the table's first rows, then the rest of the table flowing across pages under
+// repeated headers.
+func appendixSection(in *input) []block {
 	a := in.a
 	rows := []core.Row{heading("Appendix: all steps")}
 	hdr := []string{"segment", loadName(a), "TTFT p50", "TTFT p95", "TTFT p99", "TTFO p95", "ITL p50", "ITL p95", "E2E p95",
@@ -107,6 +116,6 @@ func appendixSection(in *input) []core.Row {
 		}
 	}
 	rows = append(rows, para("Latencies in ms; tok/s: output tokens per second, in total and per user; SS: steady state reached.", props.Text{Size: 8, Color: colGrey, Bottom: 1}))
-	rows = append(rows, table(hdr, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1}, data)...)
-	return rows
+	head, tail := tableSplit(table(hdr, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1}, data))
+	return []block{append(rows, head...), tail}
 }

@@ -99,8 +99,9 @@ func thinkTimeText(a *analysis.Analysis) string {
 	return fmt.Sprintf("Think time between a user's requests: %s s (users are estimated: throughput × (latency + think time)).", z)
 }
 
-// workloadSection states the SLA, the segments and their mix weights, and the ladder.
-func workloadSection(in *input) []core.Row {
+// workloadSection states the SLA, the segments and their mix weights, and the ladder:
+// one block.
+func workloadSection(in *input) []block {
 	a := in.a
 	p := a.Plan
 	rows := []core.Row{heading("SLA and workload"), subheading("SLA")}
@@ -136,7 +137,7 @@ func workloadSection(in *input) []core.Row {
 	if d := strings.TrimSpace(p.Description); d != "" {
 		rows = append(rows, para(d))
 	}
-	return rows
+	return []block{rows}
 }
 
 // distText describes a token distribution.
@@ -188,8 +189,10 @@ func ladderText(a *analysis.Analysis) string {
 		orDash(a.Schedule), orDash(strings.Join(levels, ", ")), p.Ladder.Duration, target, orDash(p.Target.Model), mix)
 }
 
-// segmentSection is one segment's results: its capacity, charts and step table.
-func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]Chart) []core.Row {
+// segmentSection is one segment's results as one block (one page where it fits): its
+// capacity, the TTFT chart across the page, the throughput and ITL charts side by
+// side (the throughput chart with its caption), and the step table.
+func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]Chart) []block {
 	a := in.a
 	c := seg.Capacity
 	rows := []core.Row{heading("Results: " + seg.Segment),
@@ -197,13 +200,19 @@ func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]C
 			capacityText(a, c), rangeText(c), methodText(c.Method), orDash(c.Bottleneck), analysis.BindingText(c),
 			auto(c.ThroughputAtCapacity), auto(c.OutputTokensPerSAtCapacity)))}
 	if ev := strings.TrimSpace(c.BottleneckEvidence); ev != "" {
-		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))
+		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 7.5, Top: 0.5, Bottom: 1, Color: colGrey}))
 	}
 	slug := slugify(seg.Segment)
 	if !segmentSucceeded(seg) {
 		rows = append(rows, para(noSuccessText+".", props.Text{Size: 9, Top: 2, Bottom: 1}))
 	}
-	rows = appendRows(rows, chartRow(byName, "ttft-"+slug), chartRow(byName, "throughput-"+slug), chartRow(byName, "itl-"+slug))
+	rows = append(rows, chartRow(byName, "ttft-"+slug)...)
+	for _, b := range chartPairs(byName, "throughput-"+slug, "itl-"+slug) {
+		rows = append(rows, b...)
+	}
+	if ch, ok := byName["throughput-"+slug]; ok && ch.Err == nil && len(ch.PNG) > 0 {
+		rows = append(rows, throughputCaptionRow(seg))
+	}
 	rows = append(rows, subheading("Steps"))
 	var data [][]string
 	for _, s := range seg.Steps {
@@ -217,17 +226,49 @@ func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]C
 	}
 	rows = append(rows, table([]string{loadName(a), "requests", "errors", "TTFT p50 ms", "TTFT p95 ms", "TTFT p99 ms", "ITL p50 ms",
 		"req/s", "goodput req/s", "output tok/s", "SLA", "regime"}, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 2}, data)...)
-	return rows
+	return []block{rows}
 }
 
-// modelSection is the fitted model per segment, its fit quality, and the fit, CDF and
-// Pareto charts.
-func modelSection(in *input, byName map[string]Chart) []core.Row {
+// throughputCaptionRow is the caption under the throughput chart (the left half of
+// the page): what its two throughput lines measure.
+func throughputCaptionRow(seg analysis.SegmentAnalysis) core.Row {
+	sched := plan.ScheduleConcurrency
+	if len(seg.Steps) > 0 {
+		sched = seg.Steps[0].Schedule
+	}
+	return row.New().Add(
+		text.NewCol(pdfHalfCols, throughputCaption(sched), props.Text{Size: 7, Top: 0.5, Bottom: 1, Left: 2, Right: 2, Color: colGrey}),
+		text.NewCol(pdfHalfCols, "", props.Text{Size: 7}),
+	)
+}
+
+// throughputCaption explains the throughput chart's two throughput lines for a
+// ladder of schedule sched: the measured window (completions over the window) and
+// the steady state (Little's law N / R for concurrency; the users' send rate; the
+// offered rate for an open loop).
+func throughputCaption(sched string) string {
+	steady := "steady-state (N / R) is the concurrency N divided by the mean time R a request spends in the system (Little's law): " +
+		"what the server sustains once the queue is steady."
+	switch sched {
+	case plan.ScheduleUsers:
+		steady = "steady-state is the rate the users sent requests in the window: a closed population sends as fast as it is answered."
+	case plan.ScheduleRate, plan.ScheduleTrace:
+		steady = "steady-state is the offered rate, or what the server completed when it could not keep up."
+	}
+	return "Two throughput lines: measured window is the requests completed ÷ the window from the first request to the last answer " +
+		"(noisy when few requests complete); " + steady + " Goodput counts only requests within the SLA."
+}
+
+// modelSection is the fitted model per segment, its fit quality, and the fit, Pareto
+// and CDF charts two side by side: one block for the heading and the fit table, one
+// per chart pair, one for the simulator's ground truth.
+func modelSection(in *input, byName map[string]Chart) []block {
 	a := in.a
-	rows := []core.Row{heading("The model and its fit"),
+	head := block{heading("The model and its fit"),
 		para("Each segment's ladder is fitted with a queueing model: up to the effective number of slots TTFT stays near the prefill time; " +
 			"past it, requests queue and TTFT grows linearly with concurrency at slope 1 / X_max. ITL follows base + per-sequence × batch. " +
-			"R² measures the TTFT fit; the residuals are measured − predicted TTFT per step.")}
+			"R² measures the TTFT fit (below " + num(poorFitR2, 1) + " the model is a poor description of the measurements: trust the measured steps, not its projections); " +
+			"the residuals are measured − predicted TTFT per step.")}
 	var data [][]string
 	for _, seg := range allSegments(a) {
 		f := seg.Fit
@@ -244,27 +285,40 @@ func modelSection(in *input, byName map[string]Chart) []core.Row {
 			xMax = "–"
 		}
 		data = append(data, []string{seg.Segment, slotsText(f), xMax, auto(f.BaseTTFTMs), fmt.Sprintf("%s + %s·n", auto(f.DecodeBaseMs), auto(f.DecodePerSeqMs)),
-			auto(f.PrefillMsPerKToken), num(f.R2, 3), auto(maxAbs(f.Residuals))})
+			auto(f.PrefillMsPerKToken), fitR2Text(f.R2), auto(maxAbs(f.Residuals))})
 	}
-	rows = append(rows, autoTable([]string{"segment", "slots (95% CI)", "X_max req/s", "base TTFT ms", "ITL ms (n = batch)", "prefill ms / 1k tok", "R²", "max |resid.| ms"},
-		[]int{4, 4, 2, 3, 4, 3, 2, 2}, data)...)
+	head = append(head, table([]string{"segment", "slots (95% CI)", "X_max req/s", "base TTFT ms", "ITL ms (n = batch)", "prefill ms / 1k tok", "R²", "max |resid.| ms"},
+		[]int{3, 4, 2, 2, 4, 2, 5, 2}, data)...)
 	if !anySucceeded(a) {
-		rows = append(rows, para("No request succeeded, so there are no model-fit, Pareto or TTFT CDF charts.", props.Text{Size: 9, Top: 2, Bottom: 1}))
+		head = append(head, para("No request succeeded, so there are no model-fit, Pareto or TTFT CDF charts.", props.Text{Size: 9, Top: 2, Bottom: 1}))
 	}
+	var names []string
 	for _, seg := range allSegments(a) {
-		rows = appendRows(rows, chartRow(byName, "fit-"+slugify(seg.Segment)))
+		names = append(names, "fit-"+slugify(seg.Segment))
 	}
-	rows = appendRows(rows, chartRow(byName, "pareto"))
+	names = append(names, "pareto")
 	for _, seg := range allSegments(a) {
-		rows = appendRows(rows, chartRow(byName, "cdf-"+slugify(seg.Segment)))
+		names = append(names, "cdf-"+slugify(seg.Segment))
 	}
+	out := append([]block{head}, chartPairs(byName, names...)...)
 	if gt := a.GroundTruth; len(gt) > 0 {
-		rows = append(rows, subheading("Ground truth (simulator settings)"),
+		b := block{subheading("Ground truth (simulator settings)"),
 			para("The embedded simulator's resolved settings: what the fitted model should recover (e.g. slots ≈ max_num_seqs).",
-				props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))
-		rows = append(rows, kvTable(groundTruthRows(gt))...)
+				props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey})}
+		out = append(out, append(b, kvTable(groundTruthRows(gt))...))
 	}
-	return rows
+	return out
+}
+
+// poorFitR2 is the R² below which the reports flag a model fit as poor.
+const poorFitR2 = 0.8
+
+// fitR2Text is a fit's R² with 3 decimals, flagged "— poor fit" below poorFitR2.
+func fitR2Text(r2 float64) string {
+	if finite(r2) && r2 < poorFitR2 {
+		return num(r2, 3) + " — poor fit"
+	}
+	return num(r2, 3)
 }
 
 // maxAbs is the largest absolute finite value (NaN when none).
