@@ -229,14 +229,19 @@ func flow(m core.Maroto, newPage bool, rows []core.Row) {
 	if newPage {
 		m.AddPages(page.New())
 	}
+	flowFit(m, rows, m.FitlnCurrentPage)
+}
+
+// flowFit is flow with fits telling whether h mm more fit on the current page.
+func flowFit(m core.Maroto, rows []core.Row, fits func(h float64) bool) {
 	for _, r := range rows {
 		switch r := r.(type) {
 		case *tableHead:
-			if !m.FitlnCurrentPage(4 * pdfRowH) {
+			if !fits(4 * pdfRowH) {
 				m.AddPages(page.New())
 			}
 		case *tableData:
-			if !m.FitlnCurrentPage(pdfRowH) {
+			if !fits(pdfRowH) {
 				m.AddPages(page.New())
 				m.AddRows(r.head)
 			}

@@ -71,19 +71,36 @@ func (g *gauge) pageContentH() float64 {
 // place adds blocks to the document: a block that does not fit the rest of the page
 // starts a new one (a block taller than a page starts a page and breaks where it
 // must, its tables under repeated headers: see flow). A block that starts with a
-// table's data row continues that table (tableTail) and flows from where it is.
+// table's data row (tableSplit's tail) continues the table of the block before it
+// and flows from where that one ends; the two move to a new page together when
+// they fit one page but not the rest of this one.
 func place(m core.Maroto, g *gauge, blocks []block) {
-	for _, b := range blocks {
-		if len(b) == 0 {
+	for i, b := range blocks {
+		fits := func(h float64) bool { return g.fits(m, h) }
+		if len(b) == 0 || isTail(b) {
+			flowFit(m, b, fits)
 			continue
 		}
-		_, tail := b[0].(*tableData)
-		need := min(g.height(b), g.pageContentH()-1)
-		if !tail && !g.fits(m, need) {
+		h := g.height(b)
+		if i+1 < len(blocks) && isTail(blocks[i+1]) {
+			if whole := h + g.height(blocks[i+1]); whole < g.pageContentH()-1 {
+				h = whole
+			}
+		}
+		if !g.fits(m, min(h, g.pageContentH()-1)) {
 			m.AddPages(page.New())
 		}
-		flow(m, false, b)
+		flowFit(m, b, fits)
 	}
+}
+
+// isTail reports whether b continues a table (starts with a data row).
+func isTail(b block) bool {
+	if len(b) == 0 {
+		return false
+	}
+	_, ok := b[0].(*tableData)
+	return ok
 }
 
 // chartGap is the blank row above a chart row.
