@@ -315,10 +315,19 @@ const poorFitR2 = 0.8
 
 // fitR2Text is a fit's R² with 3 decimals, flagged "— poor fit" below poorFitR2.
 func fitR2Text(r2 float64) string {
-	if finite(r2) && r2 < poorFitR2 {
-		return num(r2, 3) + " — poor fit"
+	if q := fitQualityText(r2); q != "" {
+		return num(r2, 3) + " — " + q
 	}
 	return num(r2, 3)
+}
+
+// fitQualityText is "poor fit" for an R² below poorFitR2, else "" (also for an
+// unknown R²).
+func fitQualityText(r2 float64) string {
+	if finite(r2) && r2 < poorFitR2 {
+		return "poor fit"
+	}
+	return ""
 }
 
 // maxAbs is the largest absolute finite value (NaN when none).
