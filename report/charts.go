@@ -74,7 +74,7 @@ func chartSpecs(in *input) []chartSpec {
 		seg := seg
 		slug := slugify(seg.Segment)
 		add := func(kind, title string, fn func() (*plot.Plot, error)) {
-			specs = append(specs, chartSpec{kind + "-" + slug, title, seg.Segment, kind, fn, chartCaption(kind, seg.Capacity)})
+			specs = append(specs, chartSpec{kind + "-" + slug, title, seg.Segment, kind, fn, chartCaption(kind, seg)})
 		}
 		if !segmentSucceeded(seg) {
 			continue // no data: the PDF says so in one sentence instead

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/plan"
 )
 
 // chartRunNames are the run directories under testdata/charts: the README demo on the
@@ -190,8 +191,10 @@ func TestThroughputChartShowsThroughputAtCapacity(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(ThroughputCaption, "Little's law") || !strings.Contains(ThroughputCaption, "drain") {
-		t.Errorf("ThroughputCaption does not explain both throughputs: %q", ThroughputCaption)
+	for sched, want := range map[string]string{plan.ScheduleConcurrency: "Little's law", plan.ScheduleUsers: "users sent", plan.ScheduleRate: "offered rate"} {
+		if c := throughputCaption(sched); !strings.Contains(c, want) || !strings.Contains(c, "drain") {
+			t.Errorf("throughputCaption(%s) does not explain both throughputs (want %q and the drain): %q", sched, want, c)
+		}
 	}
 }
 

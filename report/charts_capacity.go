@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/plan"
 )
 
 // How the charts show a capacity. The analysis finds it as the largest load measured
@@ -163,11 +164,17 @@ func throughputAtCapacityPoint(a *analysis.Analysis, c analysis.Capacity) (plott
 }
 
 // chartCaption is the caption of a segment chart of kind (see Chart.Caption): for
-// ttft, how its capacity line was placed; for throughput, ThroughputCaption.
-func chartCaption(kind string, c analysis.Capacity) string {
+// ttft, how its capacity line was placed; for throughput, throughputCaption of the
+// segment's schedule.
+func chartCaption(kind string, seg analysis.SegmentAnalysis) string {
+	c := seg.Capacity
 	switch kind {
 	case "throughput":
-		return ThroughputCaption
+		sched := plan.ScheduleConcurrency
+		if len(seg.Steps) > 0 {
+			sched = seg.Steps[0].Schedule
+		}
+		return throughputCaption(sched)
 	case "ttft":
 		return capacityCaption(c)
 	}

@@ -160,18 +160,29 @@ func addPlainLine(p *plot.Plot, name string, pts plotter.XYs, i int, dashes []vg
 	return nil
 }
 
-// Legend names of the throughput chart's two throughputs (see ThroughputCaption).
+// Legend names of the throughput chart's two throughputs (see throughputCaption).
 const (
 	throughputWindowName = "throughput: completed / window"
 	throughputSteadyName = "throughput: steady state (N / R)"
 )
 
-// ThroughputCaption is the one-line explanation of the throughput chart's two
-// throughput lines, for the page under the chart.
-const ThroughputCaption = "Two throughputs: \"completed / window\" counts the requests each step completed over its " +
-	"whole span, including the drain at its end when fewer are in flight, so it reads lower; \"steady state\" is Little's law, requests in " +
-	"flight (N) ÷ mean E2E latency (R), the rate sustained under the step's full load; the triangle is the report's " +
-	"throughput at capacity."
+// throughputCaption is the one-line explanation of the throughput chart's two
+// throughput lines for a ladder of schedule sched, for the page under the chart:
+// "completed / window" counts completions over the step's whole span (drain
+// included); the steady state is Little's law N / R for concurrency, the users' send
+// rate for a users ladder, the offered (or achieved) rate for an open loop.
+func throughputCaption(sched string) string {
+	steady := "\"steady state\" is Little's law, requests in flight (N) ÷ mean E2E latency (R), the rate sustained under the step's full load"
+	switch sched {
+	case plan.ScheduleUsers:
+		steady = "\"steady state\" is the rate the users sent requests in the window (a closed population sends as fast as it is answered)"
+	case plan.ScheduleRate, plan.ScheduleTrace:
+		steady = "\"steady state\" is the offered rate, or what the server completed when it could not keep up"
+	}
+	return "Two throughputs: \"completed / window\" counts the requests a step completed over its whole span, including the drain " +
+		"at its end when fewer are in flight, so it reads lower; " + steady + ". Goodput counts only requests within the SLA; " +
+		"the triangle is the report's throughput at capacity."
+}
 
 // ThroughputPlot is request throughput (two ways: over the step's window, and steady
 // state by Little's law) and goodput (req/s) vs load for one segment, with the model's

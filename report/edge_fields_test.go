@@ -159,18 +159,18 @@ func TestPDFEdgeFields(t *testing.T) {
 		t.Errorf("what-if price column or assumed-price mark missing:\n%s", all)
 	}
 	// A segment's step with missing TTFT/ITL shows "–", never 0.
-	seg := pageTexts(segmentSection(in, a.Segments[0], nil))
+	seg := pageTexts(rowsOf(segmentSection(in, a.Segments[0], nil)))
 	if r := findRow(seg, "1 | 400 |"); !strings.HasPrefix(r, "1 | 400 | 0.0% | – | – | – | – |") {
 		t.Errorf("missing-metric step row = %q", r)
 	}
 	if r := seg[1]; !strings.Contains(r, "≥ 128 concurrency (range ≥ 128, at least (no limit reached within the ladder))") {
 		t.Errorf("at_least segment capacity = %q", r)
 	}
-	seg1 := pageTexts(segmentSection(in, a.Segments[1], nil))
+	seg1 := pageTexts(rowsOf(segmentSection(in, a.Segments[1], nil)))
 	if !strings.Contains(seg1[1], "range 40.0 – > 64.0, projected by the queueing model") {
 		t.Errorf("open-ended model segment capacity = %q", seg1[1])
 	}
-	model := pageTexts(modelSection(in, nil))
+	model := pageTexts(rowsOf(modelSection(in, nil)))
 	if r := findRow(model, a.Segments[2].Segment); !strings.HasPrefix(r, a.Segments[2].Segment+" | not identified (no step saturated the server) | – |") {
 		t.Errorf("unidentified slots row = %q", r)
 	}

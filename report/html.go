@@ -41,6 +41,7 @@ type htmlChart struct {
 	Name, Title string
 	SVG         template.HTML
 	Missing     string
+	Caption     string // Chart.Caption: how to read the chart
 }
 
 // htmlSegment is one segment's results section.

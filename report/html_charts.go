@@ -31,7 +31,7 @@ func htmlCharts(in *input, charts []Chart) map[string]htmlChart {
 	}
 	out := map[string]htmlChart{}
 	for _, c := range charts {
-		hc := htmlChart{Name: c.Name, Title: chartLabel(c)}
+		hc := htmlChart{Name: c.Name, Title: chartLabel(c), Caption: c.Caption}
 		if c.Err != nil || len(c.SVG) == 0 {
 			hc.Missing = chartMissingText(c)
 			out[c.Name] = hc

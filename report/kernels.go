@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/johnfercher/maroto/v2/pkg/core"
 	"github.com/johnfercher/maroto/v2/pkg/props"
 
 	"github.com/llmcap/llmcap/analysis"
@@ -136,10 +135,12 @@ func captureTable(k analysis.KernelSummary) ([]string, [][]string) {
 }
 
 // kernelSection is the PDF's captured-profiles section: each knee capture with its
-// table, then one line per other captured (or failed) step.
-func kernelSection(in *input) []core.Row {
+// table (the first under the heading), then one line per other captured (or failed)
+// step; one block each.
+func kernelSection(in *input) []block {
 	a := in.a
-	rows := []core.Row{heading(profileHeading(a))}
+	var out []block
+	rows := block{heading(profileHeading(a))}
 	var others []analysis.KernelSummary
 	for _, k := range a.Kernels {
 		if !shownInFull(a, k) {
@@ -154,6 +155,7 @@ func kernelSection(in *input) []core.Row {
 			}
 			rows = append(rows, table(hdr, sizes, data)...)
 		}
+		out, rows = append(out, rows), nil
 	}
 	if len(others) > 0 {
 		rows = append(rows, subheading(othersHeading(len(others) < len(a.Kernels))))
@@ -161,7 +163,7 @@ func kernelSection(in *input) []core.Row {
 			rows = append(rows, para(captureTitle(a, k)+": "+captureSummaryText(k, true), props.Text{Size: 8.5, Top: 0.5, Bottom: 0.5}))
 		}
 	}
-	return rows
+	return append(out, rows)
 }
 
 // writeMarkdownKernels writes the captured-profiles section of summary.md (nothing

@@ -7,14 +7,12 @@ import (
 
 	"github.com/johnfercher/maroto/v2"
 	"github.com/johnfercher/maroto/v2/pkg/components/col"
-	"github.com/johnfercher/maroto/v2/pkg/components/image"
 	"github.com/johnfercher/maroto/v2/pkg/components/page"
 	"github.com/johnfercher/maroto/v2/pkg/components/row"
 	"github.com/johnfercher/maroto/v2/pkg/components/text"
 	"github.com/johnfercher/maroto/v2/pkg/config"
 	"github.com/johnfercher/maroto/v2/pkg/consts/align"
 	"github.com/johnfercher/maroto/v2/pkg/consts/border"
-	"github.com/johnfercher/maroto/v2/pkg/consts/extension"
 	"github.com/johnfercher/maroto/v2/pkg/consts/fontstyle"
 	"github.com/johnfercher/maroto/v2/pkg/consts/orientation"
 	"github.com/johnfercher/maroto/v2/pkg/consts/pagesize"
@@ -92,7 +90,8 @@ func buildPDF(in *input, charts []Chart) (core.Maroto, error) {
 		WithSequentialMode().
 		Build()
 	m := maroto.New(cfg)
-	if err := m.RegisterHeader(pdfHeader(in), row.New(pdfHeaderGap)); err != nil {
+	g := &gauge{Row: row.New(pdfHeaderGap), cfg: m.GetCurrentConfig(), headerH: pdfHeaderH + pdfHeaderGap}
+	if err := m.RegisterHeader(pdfHeader(in), g); err != nil {
 		return nil, fmt.Errorf("header: %w", err)
 	}
 	if err := m.RegisterFooter(pdfFooter(in)); err != nil {
@@ -103,21 +102,30 @@ func buildPDF(in *input, charts []Chart) (core.Maroto, error) {
 		byName[c.Name] = c
 	}
 	flow(m, false, summaryPage(in))
-	flow(m, true, workloadSection(in))
-	for _, seg := range allSegments(a) {
-		flow(m, true, segmentSection(in, seg, byName))
-	}
-	flow(m, true, modelSection(in, byName))
-	flow(m, true, capacitySection(in))
-	if len(a.Kernels) > 0 {
-		flow(m, false, kernelSection(in)) // short: continues the capacity page
-	}
-	flow(m, false, methodologySection(in))
-	if rows := serverSection(byName); len(rows) > 0 {
-		flow(m, true, rows)
-	}
-	flow(m, true, appendixSection(in))
+	evidencePages(m, g, in, byName)
 	return m, nil
+}
+
+// evidencePages lays out everything after page 1: the SLA and workload with the
+// capacity and sizing, each segment's results, the model, profiles, methodology,
+// server metrics and the appendix. Each section's blocks continue the page where
+// they fit it (no half-empty pages); a segment's results are one block, so
+// they start a page of their own unless they fit the rest of the current one.
+func evidencePages(m core.Maroto, g *gauge, in *input, byName map[string]Chart) {
+	a := in.a
+	m.AddPages(page.New())
+	place(m, g, workloadSection(in))
+	place(m, g, capacitySection(in))
+	for _, seg := range allSegments(a) {
+		place(m, g, segmentSection(in, seg, byName))
+	}
+	place(m, g, modelSection(in, byName))
+	if len(a.Kernels) > 0 {
+		place(m, g, kernelSection(in))
+	}
+	place(m, g, methodologySection(in))
+	place(m, g, serverSection(byName))
+	place(m, g, appendixSection(in))
 }
 
 // pdfHeader is the header on every page: the title left, run id and date right.
@@ -178,18 +186,6 @@ func boxed(s string, bg *props.Color, ps props.Text) core.Row {
 	return row.New().Add(text.NewCol(pdfGrid, clipText(s), ps)).WithStyle(&props.Cell{BackgroundColor: bg})
 }
 
-// chartRow is a chart image row, or a one-line note when the chart is unavailable.
-func chartRow(byName map[string]Chart, name string) core.Row {
-	c, ok := byName[name]
-	if !ok {
-		return nil
-	}
-	if c.Err != nil || len(c.PNG) == 0 {
-		return para(chartMissingText(c), props.Text{Size: 8, Color: colGrey})
-	}
-	return image.NewFromBytesRow(pdfChartH, c.PNG, extension.Png, props.Rect{Center: true, Percent: 100})
-}
-
 // appendRows appends the non-nil rows.
 func appendRows(dst []core.Row, rows ...core.Row) []core.Row {
 	for _, r := range rows {
@@ -215,8 +211,8 @@ func table(headers []string, sizes []int, rows [][]string) []core.Row {
 	return out
 }
 
-// tableHead marks a table's header row, and tableData a data row (pdfRowH high) with
-// its table's header, for flow.
+// tableHead marks a table's header row, and tableData a data row (at most pdfRowH
+// high unless a cell wraps) with its table's header, for flow.
 type (
 	tableHead struct{ core.Row }
 	tableData struct {
@@ -233,14 +229,19 @@ func flow(m core.Maroto, newPage bool, rows []core.Row) {
 	if newPage {
 		m.AddPages(page.New())
 	}
+	flowFit(m, rows, m.FitlnCurrentPage)
+}
+
+// flowFit is flow with fits telling whether h mm more fit on the current page.
+func flowFit(m core.Maroto, rows []core.Row, fits func(h float64) bool) {
 	for _, r := range rows {
 		switch r := r.(type) {
 		case *tableHead:
-			if !m.FitlnCurrentPage(4 * pdfRowH) {
+			if !fits(4 * pdfRowH) {
 				m.AddPages(page.New())
 			}
 		case *tableData:
-			if !m.FitlnCurrentPage(pdfRowH) {
+			if !fits(pdfRowH) {
 				m.AddPages(page.New())
 				m.AddRows(r.head)
 			}
@@ -249,16 +250,14 @@ func flow(m core.Maroto, newPage bool, rows []core.Row) {
 	}
 }
 
-// tableRow is one table row: a fixed height for data, auto height for the header.
+// tableRow is one table row, as tall as its tallest (wrapped) cell.
 func tableRow(cells []string, sizes []int, header bool) core.Row {
-	cols := tableCols(cells, sizes, header)
-	if header {
-		return row.New().Add(cols...)
-	}
-	return row.New(pdfRowH).Add(cols...)
+	return row.New().Add(tableCols(cells, sizes, header)...)
 }
 
 // tableCols are a table row's cells; numeric columns (all but the first) right-aligned.
+// Every cell keeps 1 mm under its last line, so descenders (g, p, y) are not painted
+// over by the next row's background.
 func tableCols(cells []string, sizes []int, header bool) []core.Col {
 	cols := make([]core.Col, 0, len(sizes))
 	for i, size := range sizes {
@@ -266,30 +265,16 @@ func tableCols(cells []string, sizes []int, header bool) []core.Col {
 		if i < len(cells) {
 			v = cells[i]
 		}
-		p := props.Text{Size: 7, Top: 1, Left: 0.8, Right: 0.8}
+		p := props.Text{Size: 7, Top: 0.9, Bottom: 1, Left: 0.8, Right: 0.8}
 		if i > 0 {
 			p.Align = align.Right
 		}
 		if header {
-			p.Style, p.Bottom = fontstyle.Bold, 1
+			p.Style = fontstyle.Bold
 		}
 		cols = append(cols, text.NewCol(size, v, p))
 	}
 	return cols
-}
-
-// autoTable is table with data rows as tall as their longest (wrapped) cell.
-func autoTable(headers []string, sizes []int, rows [][]string) []core.Row {
-	out := []core.Row{tableRow(headers, sizes, true).WithStyle(&props.Cell{BackgroundColor: colHeaderBG})}
-	for i, r := range rows {
-		cols := tableCols(r, sizes, false)
-		tr := row.New().Add(cols...)
-		if i%2 == 1 {
-			tr = tr.WithStyle(&props.Cell{BackgroundColor: colZebra})
-		}
-		out = append(out, tr)
-	}
-	return out
 }
 
 // kvTable is a two-column label/value table.

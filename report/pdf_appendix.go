@@ -5,14 +5,15 @@ import (
 	"github.com/johnfercher/maroto/v2/pkg/props"
 )
 
-// capacitySection is every segment's capacity and the what-if sizing table.
-func capacitySection(in *input) []core.Row {
+// capacitySection is every segment's capacity, then the what-if sizing table: two blocks.
+func capacitySection(in *input) []block {
 	a := in.a
 	rows := []core.Row{heading(headCapacity), para(capacityIntro(a))}
 	hdr, data := capacityTable(a)
-	rows = append(rows, autoTable(hdr, []int{4, 4, 3, 3, 3, 3, 4}, data)...)
+	rows = append(rows, table(hdr, []int{3, 3, 3, 7, 2, 3, 3}, data)...)
+	out := []block{rows}
 	if len(a.WhatIf) > 0 {
-		rows = append(rows, subheading("Target users → replicas → GPUs → cost"))
+		rows := []core.Row{subheading("Target users → replicas → GPUs → cost")}
 		rows = append(rows, whatIfTable(a.WhatIf)...)
 		if n := samePriceNote(a.WhatIf); n != "" {
 			rows = append(rows, para(n, props.Text{Size: 8, Top: 1, Color: colGrey}))
@@ -20,8 +21,9 @@ func capacitySection(in *input) []core.Row {
 		for _, n := range sizingNotes(a) {
 			rows = append(rows, para(n, props.Text{Size: 8.5, Top: 1, Color: colGrey}))
 		}
+		out = append(out, rows)
 	}
-	return rows
+	return out
 }
 
 // usdCents formats a price with cents.
@@ -41,32 +43,38 @@ func clipRunes(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// serverSection is the scraped server metrics charts (empty when none were scraped).
-func serverSection(byName map[string]Chart) []core.Row {
+// serverSection is the scraped server metrics charts across the page, the heading
+// with the first (none when none were scraped).
+func serverSection(byName map[string]Chart) []block {
 	q, kv := chartRow(byName, "server-queue"), chartRow(byName, "server-kv")
 	if q == nil && kv == nil {
 		return nil
 	}
-	return appendRows([]core.Row{heading(headServer),
-		para(serverIntro)}, q, kv)
+	head := block{heading(headServer), para(serverIntro)}
+	if q == nil {
+		return []block{append(head, kv...)}
+	}
+	return []block{append(head, q...), kv}
 }
 
-// methodologySection explains how the numbers were measured and their caveats.
-func methodologySection(in *input) []core.Row {
+// methodologySection explains how the numbers were measured and their caveats: one block.
+func methodologySection(in *input) []block {
 	paras := methodologyParas()
-	rows := []core.Row{heading(headMethodology)}
+	rows := block{heading(headMethodology)}
 	for _, p := range paras {
 		rows = append(rows, para(p))
 	}
-	return rows
+	return []block{rows}
 }
 
-// appendixSection is the full per-step statistics of every segment.
-func appendixSection(in *input) []core.Row {
+// appendixSection is the full per-step statistics of every segment: the heading with
+// the table's first rows, then the rest of the table flowing across pages under
+// repeated headers.
+func appendixSection(in *input) []block {
 	a := in.a
 	rows := []core.Row{heading(headAppendix)}
 	hdr, data := appendixTable(a)
 	rows = append(rows, para(appendixCaption, props.Text{Size: 8, Color: colGrey, Bottom: 1}))
-	rows = append(rows, table(hdr, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1}, data)...)
-	return rows
+	head, tail := tableSplit(table(hdr, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1}, data))
+	return []block{append(rows, head...), tail}
 }

@@ -90,8 +90,9 @@ func thinkTimeText(a *analysis.Analysis) string {
 	return fmt.Sprintf("Think time between a user's requests: %s s (users are estimated: throughput × (latency + think time)).", z)
 }
 
-// workloadSection states the SLA, the segments and their mix weights, and the ladder.
-func workloadSection(in *input) []core.Row {
+// workloadSection states the SLA, the segments and their mix weights, and the ladder:
+// one block.
+func workloadSection(in *input) []block {
 	a := in.a
 	p := a.Plan
 	rows := []core.Row{heading(headWorkload), subheading("SLA")}
@@ -105,7 +106,7 @@ func workloadSection(in *input) []core.Row {
 	if d := strings.TrimSpace(p.Description); d != "" {
 		rows = append(rows, para(d))
 	}
-	return rows
+	return []block{rows}
 }
 
 // distText describes a token distribution.
@@ -157,48 +158,94 @@ func ladderText(a *analysis.Analysis) string {
 		orDash(a.Schedule), orDash(strings.Join(levels, ", ")), p.Ladder.Duration, target, orDash(p.Target.Model), mix)
 }
 
-// segmentSection is one segment's results: its capacity, charts and step table.
-func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]Chart) []core.Row {
+// segmentSection is one segment's results as one block (one page where it fits): its
+// capacity, the TTFT chart across the page, the throughput and ITL charts side by
+// side (the throughput chart with its caption), and the step table.
+func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]Chart) []block {
 	a := in.a
 	c := seg.Capacity
 	rows := []core.Row{heading(segmentHeading(seg.Segment)), para(segmentCapacityText(a, seg))}
 	if ev := strings.TrimSpace(c.BottleneckEvidence); ev != "" {
-		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))
+		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 7.5, Top: 0.5, Bottom: 1, Color: colGrey}))
 	}
 	slug := slugify(seg.Segment)
 	if !segmentSucceeded(seg) {
 		rows = append(rows, para(noSuccessText+".", props.Text{Size: 9, Top: 2, Bottom: 1}))
 	}
-	rows = appendRows(rows, chartRow(byName, "ttft-"+slug), chartRow(byName, "throughput-"+slug), chartRow(byName, "itl-"+slug))
+	rows = append(rows, chartRow(byName, "ttft-"+slug)...)
+	ttft, ok := byName["ttft-"+slug]
+	rows = appendRows(rows, captionRow(ttft, ok, pdfGrid))
+	for _, b := range chartPairs(byName, "throughput-"+slug, "itl-"+slug) {
+		rows = append(rows, b...)
+	}
+	tput, ok := byName["throughput-"+slug]
+	rows = appendRows(rows, captionRow(tput, ok, pdfHalfCols))
 	rows = append(rows, subheading("Steps"))
 	hdr, data := stepTable(a, seg)
 	rows = append(rows, table(hdr, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 2}, data)...)
-	return rows
+	return []block{rows}
 }
 
-// modelSection is the fitted model per segment, its fit quality, and the fit, CDF and
-// Pareto charts.
-func modelSection(in *input, byName map[string]Chart) []core.Row {
+// captionRow is chart ch's caption (Chart.Caption) in small grey type, across cols
+// of the page's grid from the left (the rest blank); nil when the chart has none or
+// was not drawn.
+func captionRow(ch Chart, ok bool, cols int) core.Row {
+	if !ok || ch.Err != nil || len(ch.PNG) == 0 || ch.Caption == "" {
+		return nil
+	}
+	r := row.New().Add(text.NewCol(cols, ch.Caption, props.Text{Size: 7, Top: 0.5, Bottom: 1, Left: 2, Right: 2, Color: colGrey}))
+	if cols < pdfGrid {
+		r.Add(text.NewCol(pdfGrid-cols, "", props.Text{Size: 7}))
+	}
+	return r
+}
+
+// modelSection is the fitted model per segment, its fit quality, and the fit, Pareto
+// and CDF charts two side by side: one block for the heading and the fit table, one
+// per chart pair, one for the simulator's ground truth.
+func modelSection(in *input, byName map[string]Chart) []block {
 	a := in.a
-	rows := []core.Row{heading(headModel), para(modelIntro)}
+	head := block{heading(headModel), para(modelIntro)}
 	hdr, data := fitTable(a)
-	rows = append(rows, autoTable(hdr, []int{4, 4, 2, 3, 4, 3, 2, 2}, data)...)
+	head = append(head, table(hdr, []int{3, 4, 2, 2, 4, 2, 5, 2}, data)...)
 	if !anySucceeded(a) {
-		rows = append(rows, para(noFitChartsText, props.Text{Size: 9, Top: 2, Bottom: 1}))
+		head = append(head, para(noFitChartsText, props.Text{Size: 9, Top: 2, Bottom: 1}))
 	}
+	var names []string
 	for _, seg := range allSegments(a) {
-		rows = appendRows(rows, chartRow(byName, "fit-"+slugify(seg.Segment)))
+		names = append(names, "fit-"+slugify(seg.Segment))
 	}
-	rows = appendRows(rows, chartRow(byName, "pareto"))
+	names = append(names, "pareto")
 	for _, seg := range allSegments(a) {
-		rows = appendRows(rows, chartRow(byName, "cdf-"+slugify(seg.Segment)))
+		names = append(names, "cdf-"+slugify(seg.Segment))
 	}
+	out := append([]block{head}, chartPairs(byName, names...)...)
 	if gt := a.GroundTruth; len(gt) > 0 {
-		rows = append(rows, subheading("Ground truth (simulator settings)"),
-			para(groundTruthIntro, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}))
-		rows = append(rows, kvTable(groundTruthRows(gt))...)
+		b := block{subheading("Ground truth (simulator settings)"),
+			para(groundTruthIntro, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey})}
+		out = append(out, append(b, kvTable(groundTruthRows(gt))...))
 	}
-	return rows
+	return out
+}
+
+// poorFitR2 is the R² below which the reports flag a model fit as poor.
+const poorFitR2 = 0.8
+
+// fitR2Text is a fit's R² with 3 decimals, flagged "— poor fit" below poorFitR2.
+func fitR2Text(r2 float64) string {
+	if q := fitQualityText(r2); q != "" {
+		return num(r2, 3) + " — " + q
+	}
+	return num(r2, 3)
+}
+
+// fitQualityText is "poor fit" for an R² below poorFitR2, else "" (also for an
+// unknown R²).
+func fitQualityText(r2 float64) string {
+	if finite(r2) && r2 < poorFitR2 {
+		return "poor fit"
+	}
+	return ""
 }
 
 // maxAbs is the largest absolute finite value (NaN when none).

@@ -14,7 +14,8 @@ import (
 // modelIntro explains the queueing model above the fit table.
 const modelIntro = "Each segment's ladder is fitted with a queueing model: up to the effective number of slots TTFT stays near the prefill time; " +
 	"past it, requests queue and TTFT grows linearly with concurrency at slope 1 / X_max. ITL follows base + per-sequence × batch. " +
-	"R² measures the TTFT fit; the residuals are measured − predicted TTFT per step."
+	"R² measures the TTFT fit (below 0.8 the model is a poor description of the measurements: trust the measured steps, not its projections); " +
+	"the residuals are measured − predicted TTFT per step."
 
 // noFitChartsText replaces the fit, Pareto and CDF charts when no request succeeded.
 const noFitChartsText = "No request succeeded, so there are no model-fit, Pareto or TTFT CDF charts."
@@ -73,7 +74,7 @@ func fitTable(a *analysis.Analysis) ([]string, [][]string) {
 			xMax = "–"
 		}
 		data = append(data, []string{seg.Segment, slotsText(f), xMax, auto(f.BaseTTFTMs), fmt.Sprintf("%s + %s·n", auto(f.DecodeBaseMs), auto(f.DecodePerSeqMs)),
-			auto(f.PrefillMsPerKToken), num(f.R2, 3), auto(maxAbs(f.Residuals))})
+			auto(f.PrefillMsPerKToken), fitR2Text(f.R2), auto(maxAbs(f.Residuals))})
 	}
 	return []string{"segment", "slots (95% CI)", "X_max req/s", "base TTFT ms", "ITL ms (n = batch)", "prefill ms / 1k tok", "R²", "max |resid.| ms"}, data
 }

@@ -192,7 +192,7 @@ func nanNil(v float64) any {
 func writeModelSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
 	cols := []sheetColumn{{"segment", 0, 16}, {"service rate X_max (req/s)", st.rps, 16}, {"slots", st.num1, 8},
 		{"slots CI low", st.num1, 10}, {"slots CI high", st.num1, 10}, {"base TTFT (ms)", st.ms, 12}, {"decode base (ms)", st.ms, 12},
-		{"decode per seq (ms)", st.num3, 12}, {"prefill (ms per 1k tokens)", st.num2, 14}, {"R²", st.num3, 8}, {"residuals (ms)", 0, 40}}
+		{"decode per seq (ms)", st.num3, 12}, {"prefill (ms per 1k tokens)", st.num2, 14}, {"R²", st.num3, 8}, {"residuals (ms)", 0, 40}, {"fit quality", 0, 18}}
 	var rows [][]any
 	for _, seg := range allSegments(a) {
 		if fit := seg.Fit; fit != nil && fit.Underdetermined {
@@ -210,7 +210,7 @@ func writeModelSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
 				res += auto(r)
 			}
 			rows = append(rows, []any{seg.Segment, positive(fit.ServiceRate), slots, positive(fit.SlotsCILow), positive(fit.SlotsCIHigh),
-				nanNil(fit.BaseTTFTMs), nanNil(fit.DecodeBaseMs), nanNil(fit.DecodePerSeqMs), nanNil(fit.PrefillMsPerKToken), nanNil(fit.R2), res})
+				nanNil(fit.BaseTTFTMs), nanNil(fit.DecodeBaseMs), nanNil(fit.DecodePerSeqMs), nanNil(fit.PrefillMsPerKToken), nanNil(fit.R2), res, fitQualityText(fit.R2)})
 		}
 	}
 	if err := writeTable(f, SheetModel, "ModelFit", cols, rows); err != nil {
