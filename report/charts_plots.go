@@ -447,6 +447,16 @@ func stepSegment(r *rundir.Record) string {
 	return r.Segment
 }
 
+// recordOfSegment reports whether record r belongs to segment seg's chart: a record of
+// one of seg's steps, or, for a segment analysed from the mix's records (FromMix: its
+// steps are the mix's), a record of that segment within the mix's steps.
+func recordOfSegment(r *rundir.Record, seg analysis.SegmentAnalysis) bool {
+	if seg.FromMix {
+		return r.Segment == seg.Segment
+	}
+	return stepSegment(r) == seg.Segment
+}
+
 // measured reports whether a record counts in statistics (measure or grace, success).
 func measured(r *rundir.Record) bool {
 	return r.OK() && (r.Phase == rundir.PhaseMeasure || r.Phase == rundir.PhaseGrace)
@@ -464,7 +474,7 @@ func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []rundi
 	}
 	for i := range records {
 		r := &records[i]
-		if _, ok := vals[r.Step]; ok && stepSegment(r) == seg.Segment && measured(r) && r.TTFTMs != nil && finite(*r.TTFTMs) {
+		if _, ok := vals[r.Step]; ok && recordOfSegment(r, seg) && measured(r) && r.TTFTMs != nil && finite(*r.TTFTMs) {
 			vals[r.Step] = append(vals[r.Step], *r.TTFTMs)
 		}
 	}
