@@ -273,6 +273,20 @@ func responseTimeS(c analysis.Capacity) float64 {
 	return 0
 }
 
+// calculatorThroughputRps is the calculator's default throughput X (req/s) for its
+// users = X · (R + Z): the analysis's throughput at capacity, unless users measured by
+// a users ladder are fewer than X · Z (users that sent faster than the planned think
+// time allows, so R = users ÷ X − Z would be negative and clamps to 0): then X =
+// users ÷ (R + Z), so the defaults still reproduce the analysis's users per replica.
+func calculatorThroughputRps(c analysis.Capacity) float64 {
+	x, users, z := c.ThroughputAtCapacity, c.UsersWithThinkTime, max(0, c.ThinkTimeS)
+	r := responseTimeS(c)
+	if x > 0 && finite(users) && users > 0 && r+z > 0 && x*(r+z) > users {
+		return users / (r + z)
+	}
+	return x
+}
+
 // calculatorRows defines the calculator: inputs (yellow) then formulas (green). With
 // the default inputs it reproduces the analysis's sizing row for the headline target.
 func calculatorRows(a *analysis.Analysis, st styles) []calcInput {
@@ -295,7 +309,7 @@ func calculatorRows(a *analysis.Analysis, st styles) []calcInput {
 		{name: NameHeadroom, label: "Headroom kept free per replica", unit: "share of capacity", value: headroom(a), style: st.inPct, valid: &validation{0.0, 0.95, false, "Headroom: 0% to 95% of capacity kept free."}},
 		{name: NameGPUHourUSD, label: "Price per GPU-hour", unit: "USD", value: gpuHourUSD(a), style: st.inUSD, valid: &validation{0.0, 1e6, false, "Price per GPU-hour: 0 or more USD."}},
 		{name: NameGPUsPerReplica, label: "GPUs per replica", unit: "GPUs", value: gpusPerReplica(a), style: st.inInt, valid: &validation{1, 1024, true, "GPUs per replica: a whole number from 1 to 1,024."}},
-		{name: NameCapacityRps, label: "Throughput per replica at capacity X (from the analysis)", unit: "req/s", value: a.Overall.ThroughputAtCapacity, style: st.inNum2, valid: &validation{0.0, 1e9, false, "Throughput: 0 or more req/s."}},
+		{name: NameCapacityRps, label: "Throughput per replica at capacity X (from the analysis)", unit: "req/s", value: calculatorThroughputRps(a.Overall), style: st.inNum2, valid: &validation{0.0, 1e9, false, "Throughput: 0 or more req/s."}},
 		{name: NameResponseTimeS, label: "Mean response time at capacity R (from the analysis)", unit: "s", value: responseTimeS(a.Overall), style: st.inSecs2, valid: &validation{0.0, 86400.0, false, "Response time: 0 or more seconds."}},
 		{name: NameUsersPerReplica, label: "Users per replica = X × (R + think time), whole users", unit: "users", formula: users, style: st.outInt},
 		{name: NameEffectiveUsers, label: "Users per replica after headroom (planned load), whole users", unit: "users", formula: effective, style: st.outInt},

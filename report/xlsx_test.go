@@ -258,3 +258,28 @@ func TestXLSXGolden(t *testing.T) {
 		t.Errorf("Steps!%s = %q, want a value formatted with \" ms\"", cell, v)
 	}
 }
+
+// The calculator's defaults reproduce the demo's measured users per replica (186),
+// although its users sent faster than X · Z allows (19.5 req/s × 10 s = 195 > 186):
+// X is then users ÷ (R + Z), not the 194 users the throughput at capacity gives.
+func TestXLSXCalculatorReproducesMeasuredUsers(t *testing.T) {
+	in := chartRun(t, "demo")
+	c := in.a.Overall
+	if c.UsersSource != analysis.UsersMeasured || !(c.ThroughputAtCapacity*c.ThinkTimeS > c.UsersWithThinkTime) {
+		t.Fatalf("fixture: want measured users below X·Z, got %v users, X %v, Z %v (%s)", c.UsersWithThinkTime, c.ThroughputAtCapacity, c.ThinkTimeS, c.UsersSource)
+	}
+	f, _, err := buildXLSX(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := math.Floor(c.UsersWithThinkTime)
+	if got := calc(t, f, definedCell(t, f, NameUsersPerReplica)); got != want {
+		t.Errorf("UsersPerReplica = %v, want the analysis's measured %v", got, want)
+	}
+	w := in.a.WhatIf[len(in.a.WhatIf)-1]
+	setCalc(t, f, NameTargetUsers, w.TargetUsers)
+	if got := calc(t, f, definedCell(t, f, NameReplicas)); int(got) != w.Replicas {
+		t.Errorf("Replicas for %d users = %v, want the capacity plan's %d", w.TargetUsers, got, w.Replicas)
+	}
+}
