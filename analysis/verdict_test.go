@@ -120,9 +120,12 @@ func TestEveryStepPassingIsAtLeastTheLastLoad(t *testing.T) {
 	if c.Method != MethodAtLeast || c.MaxConcurrencyWithinSLA != 4 || c.RangeLow != 4 || c.RangeHigh != 0 || !c.OpenEnded {
 		t.Errorf("capacity %+v", c)
 	}
-	if !strings.Contains(a.Answer, "at least 4 concurrent users (the highest load tested; no limit reached)") ||
+	if !strings.Contains(a.Answer, "keeps at least 4 requests in flight within the SLA.") ||
 		!strings.Contains(a.Answer, "1,000 users need at most ") {
 		t.Errorf("answer %q", a.Answer)
+	}
+	if want := "At least 4 requests in flight: no load tested broke the SLA"; !strings.HasPrefix(a.Headline.Certainty, want) {
+		t.Errorf("certainty %q, want it to start %q", a.Headline.Certainty, want)
 	}
 	f := a.Segments[0].Fit
 	if f == nil || f.SlotsIdentified || f.Slots != 0 || f.SlotsCIHigh != 0 || f.ServiceRate != 0 {
