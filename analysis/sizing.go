@@ -258,8 +258,12 @@ func speedUpNote(a *Analysis) string {
 	return fmt.Sprintf(" Caution: the simulator ran %s× faster than real time, so these latencies and this capacity are not real-time figures.", fmtNum(a.SpeedUp))
 }
 
-// deviceNoun names the unit a replica runs on: "GPU", or "machine" when report.gpu
-// names a CPU (e.g. "2-core CPU" for an Ollama CPU server).
+// DeviceNoun names the unit a replica runs on: "GPU", or "machine" when report.gpu
+// (or a what-if row's GPU) names a CPU (e.g. "2-core CPU" for an Ollama CPU server,
+// the catalog's "cpu-slow"). Every output sizes and prices in this unit.
+func DeviceNoun(gpu string) string { return deviceNoun(gpu) }
+
+// deviceNoun is DeviceNoun.
 func deviceNoun(gpu string) string {
 	if strings.Contains(strings.ToLower(gpu), "cpu") {
 		return "machine"

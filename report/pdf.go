@@ -103,6 +103,7 @@ func buildPDF(in *input, charts []Chart) (core.Maroto, error) {
 		byName[c.Name] = c
 	}
 	flow(m, false, summaryPage(in))
+	flow(m, true, evidenceSection(in))
 	flow(m, true, workloadSection(in))
 	for _, seg := range allSegments(a) {
 		flow(m, true, segmentSection(in, seg, byName))

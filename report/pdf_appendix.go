@@ -26,13 +26,13 @@ func capacitySection(in *input) []core.Row {
 	rows = append(rows, autoTable([]string{"segment", "capacity", "range", "method", "bottleneck", "req/s at cap.", "users / replica"},
 		[]int{4, 4, 3, 3, 3, 3, 4}, data)...)
 	if len(a.WhatIf) > 0 {
-		rows = append(rows, subheading("Target users → replicas → GPUs → cost"))
-		rows = append(rows, whatIfTable(a.WhatIf)...)
+		rows = append(rows, subheading("Target users → replicas → "+unitNoun(a)+"s → cost"))
+		rows = append(rows, whatIfTable(a)...)
 		if n := samePriceNote(a.WhatIf); n != "" {
 			rows = append(rows, para(n, props.Text{Size: 8, Top: 1, Color: colGrey}))
 		}
-		rows = append(rows, para(fmt.Sprintf("GPUs per replica: %d. Price: %s per GPU-hour, %d hours a month. The XLSX workbook's Summary sheet recomputes this table for any input.",
-			gpusPerReplica(a), usdCents(gpuHourUSD(a)), hoursPerMonth), props.Text{Size: 8.5, Top: 1, Color: colGrey}))
+		rows = append(rows, para(fmt.Sprintf("%ss per replica: %d. Price: %s per %s-hour, %d hours a month. The XLSX workbook's Summary sheet recomputes this table for any input.",
+			unitNoun(a), gpusPerReplica(a), sizingUSDCents(gpuHourUSD(a)), unitNoun(a), hoursPerMonth), props.Text{Size: 8.5, Top: 1, Color: colGrey}))
 		rows = append(rows, para(fmt.Sprintf("$ / M output tokens = price of one replica's GPUs per hour ÷ (output tokens/s at capacity × (1 − headroom %s) × 3,600) × 1,000,000: "+
 			"the cost of a million generated tokens when every replica runs fully loaded up to its headroom.", shareText(headroom(a))), props.Text{Size: 8.5, Top: 1, Color: colGrey}))
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/xuri/excelize/v2"
 
@@ -33,7 +34,7 @@ func writeSummarySheet(f *excelize.File, st styles, in *input) error {
 	}
 	_ = set("A2", fmt.Sprintf("Run %s, %s", a.RunID, dateText(in.date)), 0)
 	_ = set("A3", a.Answer, st.boldWrap)
-	_ = set("A4", fmt.Sprintf("Bottleneck: %s. What to do: %s", bottleneckVerdict(a.Overall.Bottleneck), a.Overall.Advice), st.wrap)
+	_ = set("A4", headlineText(a), st.wrap)
 	if banner := speedUpBanner(a); banner != "" {
 		_ = set("A5", "⚠ "+banner+".", st.bold)
 		_ = f.MergeCell(sh, "A5", "F5")
@@ -41,7 +42,7 @@ func writeSummarySheet(f *excelize.File, st styles, in *input) error {
 	_ = f.MergeCell(sh, "A3", "F3")
 	_ = f.MergeCell(sh, "A4", "F4")
 	_ = f.SetRowHeight(sh, 3, 36)
-	_ = f.SetRowHeight(sh, 4, 45)
+	_ = f.SetRowHeight(sh, 4, 80)
 	r := 6
 	_ = set(cellName(1, r, false), "Key numbers", st.header)
 	_ = set(cellName(2, r, false), "value", st.header)
@@ -182,20 +183,17 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 	_ = f.SetCellValue(sh, cellName(1, r, false), "Capacity plan from the analysis (static)")
 	_ = f.SetCellStyle(sh, cellName(1, r, false), cellName(1, r, false), st.bold)
 	r++
-	hdr := []any{"GPU", "basis", "users per replica", "target users", "replicas", "GPUs", "cost per month (USD)", "USD per M output tokens",
-		"USD per GPU-hour", "price"}
+	u := unitNoun(in.a)
+	hdr := []any{u, "basis", "users per replica", "target users", "replicas", u + "s", "cost per month (USD)", "USD per M output tokens",
+		"USD per " + u + "-hour", "price"}
 	if err := f.SetSheetRow(sh, cellName(1, r, false), &hdr); err != nil {
 		return err
 	}
 	_ = f.SetCellStyle(sh, cellName(1, r, false), cellName(len(hdr), r, false), st.header)
 	for _, w := range ws {
 		r++
-		basis := "measured"
-		if w.Projected {
-			basis = "projected"
-		}
-		row := []any{w.GPU, basis, wholeUsers(w.UsersPerReplica), w.TargetUsers, w.Replicas, w.GPUs, w.CostPerMonthUSD, w.CostPerMOutputUSD,
-			positive(w.GPUHourUSD), priceSource(w)}
+		row := []any{w.GPU, basisText(in.a, w), wholeUsers(w.UsersPerReplica), w.TargetUsers, w.Replicas, w.GPUs, priceCell(w.CostPerMonthUSD),
+			priceCell(w.CostPerMOutputUSD), priceCell(w.GPUHourUSD), priceSource(w)}
 		if err := f.SetSheetRow(sh, cellName(1, r, false), &row); err != nil {
 			return err
 		}
@@ -268,4 +266,26 @@ func xlsxKeyNumbers(a *analysis.Analysis, st styles) []keyNumber {
 		{"Headline source", src, "", 0},
 		{"SLA", constraintsText(a.Constraints), "", 0},
 	}
+}
+
+// priceCell is a sizing row's price or cost cell: the number, or noPrice ("—") when it
+// is 0 or unknown, as the PDF and the Markdown show it.
+func priceCell(v float64) any {
+	if !finite(v) || v <= 0 {
+		return noPrice
+	}
+	return v
+}
+
+// headlineText is the workbook's line under the answer: what a user is, what limits
+// capacity, what to do and how sure, as page 1 of the PDF says them.
+func headlineText(a *analysis.Analysis) string {
+	h := a.Headline
+	var parts []string
+	for _, l := range [][2]string{{"", h.Note}, {"What limits it: ", h.Limit}, {"What to do: ", h.Action}, {"How sure: ", h.Certainty}} {
+		if l[1] != "" {
+			parts = append(parts, l[0]+l[1])
+		}
+	}
+	return strings.Join(parts, " ")
 }
