@@ -132,3 +132,18 @@ func TestSizingSaysMachinesAndNoPrice(t *testing.T) {
 		t.Errorf("workbook sizing row = %q", row)
 	}
 }
+
+// TestPlainNumbersQualifyEstimates: page 1's users figure says "about" where the answer
+// does (users converted from requests in flight) and "at least" for a lower bound.
+func TestPlainNumbersQualifyEstimates(t *testing.T) {
+	c := analysis.Capacity{Method: methodMeasured, UsersSource: analysis.UsersConverted, UsersWithThinkTime: 226.2, Users: 226,
+		MaxConcurrencyWithinSLA: 23, ThinkTimeS: 10}
+	a := &analysis.Analysis{Schedule: "concurrency", Overall: c}
+	if got := plainNumbers(a)[0]; got.Key != "Users one GPU serves within the SLA" || got.Value != "about 226 (who pause 10 s between requests)" {
+		t.Errorf("converted users = %+v", got)
+	}
+	a.Overall.Method = methodAtLeast
+	if got := plainNumbers(a)[0].Value; got != "at least 226 (who pause 10 s between requests)" {
+		t.Errorf("lower-bound users = %q", got)
+	}
+}

@@ -124,7 +124,11 @@ func plainNumbers(a *analysis.Analysis) []keyValue {
 	}
 	kv := []keyValue{}
 	if u := capacityUsers(c); u > 0 && c.ThinkTimeS > 0 {
-		kv = append(kv, keyValue{"Users " + per + " serves within the SLA", boundWord(c) + num(float64(u), 0) +
+		q := boundWord(c)
+		if q == "" && c.UsersSource == analysis.UsersConverted { // an estimate, as the answer says
+			q = "about "
+		}
+		kv = append(kv, keyValue{"Users " + per + " serves within the SLA", q + num(float64(u), 0) +
 			" (who pause " + num(c.ThinkTimeS, 0) + " s between requests)"})
 	}
 	if x := c.MaxConcurrencyWithinSLA; finite(x) && x > 0 {
