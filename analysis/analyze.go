@@ -127,6 +127,7 @@ func analyzeInputs(in *runInputs) *Analysis {
 		a.Warnings = append([]Warning{warning(WarnSpeedUp, "%s", speedUpWarning(su))}, a.Warnings...)
 	}
 	a.Answer = answerSentence(a, sz) + incompleteNote(a)
+	a.Headline = headlineOf(a, dep, sz)
 	if n := sanitizeFloats(a); n > 0 {
 		a.Warnings = append(a.Warnings, warning(WarnUndefinedNumbers, "%d undefined numbers (NaN/Inf) were written as 0", n))
 	}

@@ -185,14 +185,14 @@ func TestSizingAndAnswer(t *testing.T) {
 	near(t, "cost per M output tokens", w.CostPerMOutputUSD, 2*2.5/(2000*0.8*3600)*1e6, 1e-9)
 	a := &Analysis{Overall: c, WhatIf: rows, Schedule: plan.ScheduleConcurrency}
 	got := answerSentence(a, sz)
-	want := "One 2×H100-SXM replica serving llama-3.1-8b handles 48 concurrent users within TTFT p95 ≤ 500 ms (queue-bound); 5,000 users need 131 replicas (262 GPUs), about $478,150/month."
+	want := "One 2×H100-SXM replica serving llama-3.1-8b keeps 48 requests in flight within the SLA. 5,000 users need 131 replicas (262 GPUs), about $478,150 a month."
 	if got != want {
 		t.Errorf("answer\n got %q\nwant %q", got, want)
 	}
 	// A CPU server (Ollama) is sized in machines, not GPUs.
 	sz.gpu, sz.gpusPerReplica = "2-core CPU", 1
 	a.WhatIf, _ = whatIfRows(c, sz, nil)
-	if got := answerSentence(a, sz); !strings.Contains(got, "5,000 users need 131 replicas (131 machines)") {
+	if got := answerSentence(a, sz); !strings.Contains(got, "5,000 users need 131 machines, about $239,075 a month.") {
 		t.Errorf("CPU answer %q", got)
 	}
 }

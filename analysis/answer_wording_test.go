@@ -147,10 +147,14 @@ func TestInterpolatedCapacityIsLabelled(t *testing.T) {
 	if c.Method != MethodInterpolated || x != math.Floor(x) || c.RangeKind != RangePrediction {
 		t.Fatalf("capacity %v (%s, range %s): want a whole interpolated one", x, c.Method, c.RangeKind)
 	}
-	want := "about " + commaInt(x) + " concurrent users (the queueing model's estimate between " +
-		commaInt(c.PassLoad) + ", which met the SLA, and " + commaInt(c.FailLoad) + ", which broke it)"
+	want := "keeps about " + commaInt(x) + " requests in flight within the SLA."
 	if !strings.Contains(a.Answer, want) {
 		t.Errorf("answer %q lacks %q", a.Answer, want)
+	}
+	cert := "Modelled between measurements: " + commaInt(c.PassLoad) + " requests in flight met the SLA and " + commaInt(c.FailLoad) +
+		" requests in flight broke it; between them the queueing model puts capacity at about " + commaInt(x) + " requests in flight (range "
+	if !strings.HasPrefix(a.Headline.Certainty, cert) {
+		t.Errorf("certainty %q lacks %q", a.Headline.Certainty, cert)
 	}
 	var b bytes.Buffer
 	if err := PrintSummary(&b, a); err != nil {

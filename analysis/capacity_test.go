@@ -55,7 +55,7 @@ func TestCapacityThroughputFollowsLittlesLaw(t *testing.T) {
 	if c.ThinkTimeS != 10 || c.Users != int(math.Floor(c.UsersWithThinkTime)) || c.Users < 100 {
 		t.Errorf("think %v users %d for %.2f", c.ThinkTimeS, c.Users, c.UsersWithThinkTime)
 	}
-	if want := fmt.Sprintf("i.e. %s users with 10 s think time", commaInt(float64(c.Users))); !strings.Contains(a.Answer, want) {
+	if want := fmt.Sprintf("keeps about %s users (who pause 10 s between requests) within the SLA", commaInt(float64(c.Users))); !strings.Contains(a.Answer, want) {
 		t.Errorf("answer %q lacks %q", a.Answer, want)
 	}
 }

@@ -127,15 +127,16 @@ func TestUndeterminedStepSaysLengthenTheWindow(t *testing.T) {
 	}
 }
 
-// TestBoundPhraseSaysHungNotLoaded: a capacity that ends where requests start to hang
-// says so, not that the load made them fail.
-func TestBoundPhraseSaysHungNotLoaded(t *testing.T) {
-	c := Capacity{Bottleneck: RegimeErrors, BottleneckEvidence: "4.8% of requests failed", cause: causeHung}
-	if got := boundPhrase(c); !strings.HasPrefix(got, "beyond it requests hang (the server looks hung") {
+// TestLimitSaysHungNotLoaded: a capacity that ends where requests start to hang says
+// so in the headline's limit, not that the load made them fail.
+func TestLimitSaysHungNotLoaded(t *testing.T) {
+	a := &Analysis{Schedule: plan.ScheduleConcurrency}
+	c := Capacity{Bottleneck: RegimeErrors, Method: MethodMeasured, BottleneckEvidence: "4.8% of requests failed", cause: causeHung}
+	if got := limitWords(a, c, &SegmentAnalysis{}, deployment{}); got != "Beyond this load requests hang: the server looks stuck, not busy." {
 		t.Errorf("hung: %q", got)
 	}
 	c.cause = causeSLA
-	if got := boundPhrase(c); got != "beyond it requests fail: 4.8% of requests failed" {
+	if got := limitWords(a, c, &SegmentAnalysis{}, deployment{}); got != "Beyond this load too many requests fail." {
 		t.Errorf("errors: %q", got)
 	}
 }

@@ -451,10 +451,10 @@ func belowFirstStepEvidence(s *StepStats) string {
 // atLeastEvidence explains a ladder whose every step met the SLA: no bottleneck was
 // reached, with the regime the highest step already shows when it has one.
 func atLeastEvidence(steps []StepStats) string {
-	e := "no bottleneck reached"
+	e := "no bottleneck reached within the loads tested"
 	if n := len(steps); n > 0 {
 		if s := &steps[n-1]; s.Regime != RegimeNone && s.Regime != "" {
-			e += fmt.Sprintf(" (load %s, the highest tested, already shows the %s regime: %s)", fmtNum(s.Load), s.Regime, s.RegimeEvidence)
+			e += fmt.Sprintf("; the highest, load %s, already shows the first signs of the %s regime, the likely limit above it (%s)", fmtNum(s.Load), s.Regime, s.RegimeEvidence)
 		}
 	}
 	return e

@@ -165,105 +165,89 @@ func answerSentence(a *Analysis, sz sizing) string {
 		return fmt.Sprintf("%s%s meets the SLA on the replayed trace (%.2f requests/s); replay at other speeds (trace.time_scale) to find the limit.",
 			who, src, c.MaxRateWithinSLA) + speedUpNote(a)
 	}
-	s := fmt.Sprintf("%s%s handles %s within %s (%s)", who, src, loadPhrase(a), orWord(c.LimitingConstraint, "the SLA"), boundPhrase(c))
-	if c.ThinkTimeS > 0 && c.UsersSource != UsersMeasured { // measured users are the headline itself
-		s += fmt.Sprintf(", i.e. %s users with %s s think time (%s)", commaInt(float64(c.Users)), fmtNum(c.ThinkTimeS), convertedNote(a, c))
+	s := fmt.Sprintf("%s%s keeps %s within the SLA", who, src, answerLoad(a, c))
+	if f := inFlightWords(a, c); f != "" {
+		s += " — " + f
 	}
+	if c.ClientLimited {
+		s += " (what the load generator's own limit let through, not the server's limit)"
+	}
+	return s + "." + sizingWords(a, c, sz) + speedUpNote(a)
+}
+
+// answerLoad is the answer's one number of users (or, with no think time, requests
+// in flight; for a rate ladder without users, the rate), qualified as "at least" for a
+// lower bound and "about" for a modelled or estimated figure: "186 users (who pause
+// 10 s between requests)", "at least 12 requests in flight", "about 20.20 requests/s".
+func answerLoad(a *Analysis, c Capacity) string {
+	var load string
+	about := c.Method == MethodModel || c.Method == MethodInterpolated
+	switch {
+	case c.ThinkTimeS > 0 && c.Users > 0:
+		noun := "users"
+		if c.Users == 1 {
+			noun = "user"
+		}
+		load = fmt.Sprintf("%s %s (who pause %s s between requests)", commaInt(float64(c.Users)), noun, fmtNum(c.ThinkTimeS))
+		about = about || c.UsersSource == UsersConverted
+	case a.Schedule == plan.ScheduleRate:
+		load = fmt.Sprintf("%.2f requests/s", c.MaxRateWithinSLA)
+	default:
+		load = commaInt(c.MaxConcurrencyWithinSLA) + " requests in flight"
+	}
+	switch {
+	case c.Method == MethodAtLeast:
+		return "at least " + load
+	case about:
+		return "about " + load
+	}
+	return load
+}
+
+// inFlightWords is the answer's second figure: the requests in flight (or the rate)
+// behind its users, "about 17 requests in flight", "20.20 requests/s"; "" when the
+// answer's number already is it.
+func inFlightWords(a *Analysis, c Capacity) string {
+	if c.ThinkTimeS <= 0 || c.Users <= 0 {
+		return ""
+	}
+	if a.Schedule == plan.ScheduleRate {
+		return fmt.Sprintf("%.2f requests/s", c.MaxRateWithinSLA)
+	}
+	n := roundTo(c.MaxConcurrencyWithinSLA, 0)
+	if c.UsersSource == UsersMeasured {
+		return "about " + fmtNum(n) + " requests in flight"
+	}
+	return fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)) + " requests in flight"
+}
+
+// sizingWords is the answer's sizing sentence for the largest measured target: " 5,000
+// users need 34 GPUs, about $62,050 a month." (replicas named when one holds several
+// GPUs, "at most" when the capacity is a lower bound, machines for a CPU server, no
+// cost without a price); "" when there is no sizing row.
+func sizingWords(a *Analysis, c Capacity, sz sizing) string {
 	var big *WhatIf // the largest measured target
 	for i := range a.WhatIf {
 		if w := &a.WhatIf[i]; !w.Projected && w.Replicas > 0 && (big == nil || w.TargetUsers > big.TargetUsers) {
 			big = w
 		}
 	}
-	if big != nil {
-		need := "need" // at_least: the capacity is a lower bound, so the replicas an upper one
-		if c.Method == MethodAtLeast {
-			need = "need at most"
-		}
-		s += fmt.Sprintf("; %s users %s %s (%s)", commaInt(float64(big.TargetUsers)), need,
-			plural(big.Replicas, "replica"), plural(big.GPUs, deviceNoun(sz.gpu)))
-		if big.CostPerMonthUSD > 0 {
-			s += fmt.Sprintf(", about $%s/month", commaInt(math.Round(big.CostPerMonthUSD)))
-		}
+	if big == nil {
+		return ""
 	}
-	return s + "." + speedUpNote(a)
-}
-
-// loadPhrase states the headline load: "511 concurrent users", "at least 60.00
-// requests/s (the highest load tested; no limit reached)", "191 users thinking ~10 s
-// between requests (exponential) (measured with closed populations …)", or a
-// projection.
-func loadPhrase(a *Analysis) string {
-	c := a.Overall
-	users := "concurrent users"
-	if commaInt(c.MaxConcurrencyWithinSLA) == "1" {
-		users = "concurrent user"
+	need := "need"
+	if c.Method == MethodAtLeast { // the capacity is a lower bound, so the replicas an upper one
+		need = "need at most"
 	}
-	load, inFlight := fmt.Sprintf("%s %s", commaInt(c.MaxConcurrencyWithinSLA), users), ""
-	var notes []string
-	switch {
-	case a.Schedule == plan.ScheduleRate:
-		load = fmt.Sprintf("%.2f requests/s", c.MaxRateWithinSLA)
-		inFlight = "about " + fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)) + " requests in flight"
-	case c.UsersSource == UsersMeasured:
-		var how string
-		load, how = usersHeadline(a, c)
-		notes = append(notes, how)
-		inFlight = "about " + fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)) + " requests in flight"
+	what := plural(big.GPUs, deviceNoun(sz.gpu))
+	if big.GPUs != big.Replicas {
+		what = fmt.Sprintf("%s (%s)", plural(big.Replicas, "replica"), what)
 	}
-	loadText := func(x float64) string {
-		if a.Schedule == plan.ScheduleRate {
-			return fmt.Sprintf("%.2f requests/s", x)
-		}
-		return commaInt(x)
+	s := fmt.Sprintf(" %s users %s %s", commaInt(float64(big.TargetUsers)), need, what)
+	if big.CostPerMonthUSD > 0 {
+		s += fmt.Sprintf(", about $%s a month", commaInt(math.Round(big.CostPerMonthUSD)))
 	}
-	switch c.Method {
-	case MethodAtLeast:
-		load = "at least " + load
-		notes = append(notes, "the highest load tested; no limit reached")
-	case MethodModel:
-		load = "about " + load
-		notes = append(notes, "projected by the model beyond the highest load tested, "+loadText(c.PassLoad))
-	case MethodInterpolated:
-		load = "about " + load
-		notes = append(notes, fmt.Sprintf("the queueing model's estimate between %s, which met the SLA, and %s, which broke it",
-			loadText(c.PassLoad), loadText(c.FailLoad)))
-	}
-	switch {
-	case c.OfferedRateRps > 0 && c.ClientLimited:
-		notes = append(notes, fmt.Sprintf("what the client's own limit let through of %.2f requests/s scheduled, not the server's limit", c.OfferedRateRps))
-	case c.OfferedRateRps > 0:
-		notes = append(notes, fmt.Sprintf("what the server completed of %.2f requests/s offered", c.OfferedRateRps))
-	}
-	if inFlight != "" {
-		notes = append(notes, inFlight)
-	}
-	if len(notes) > 0 {
-		load += " (" + strings.Join(notes, "; ") + ")"
-	}
-	return load
-}
-
-// boundPhrase names what limits the headline: "queue-bound", "no bottleneck reached",
-// or the failing requests.
-func boundPhrase(c Capacity) string {
-	switch c.Bottleneck {
-	case RegimeNone, "":
-		return "no bottleneck reached"
-	case RegimeErrors:
-		if c.cause == causeHung {
-			return "beyond it requests hang (the server looks hung, not loaded): " + c.BottleneckEvidence
-		}
-		return "beyond it requests fail: " + c.BottleneckEvidence
-	}
-	return string(c.Bottleneck) + "-bound"
-}
-
-func orWord(s, word string) string {
-	if s == "" {
-		return word
-	}
-	return s
+	return s + "."
 }
 
 // speedUpNote is the answer's caveat for a simulator that ran faster than real time.
@@ -274,8 +258,12 @@ func speedUpNote(a *Analysis) string {
 	return fmt.Sprintf(" Caution: the simulator ran %s× faster than real time, so these latencies and this capacity are not real-time figures.", fmtNum(a.SpeedUp))
 }
 
-// deviceNoun names the unit a replica runs on: "GPU", or "machine" when report.gpu
-// names a CPU (e.g. "2-core CPU" for an Ollama CPU server).
+// DeviceNoun names the unit a replica runs on: "GPU", or "machine" when report.gpu
+// (or a what-if row's GPU) names a CPU (e.g. "2-core CPU" for an Ollama CPU server,
+// the catalog's "cpu-slow"). Every output sizes and prices in this unit.
+func DeviceNoun(gpu string) string { return deviceNoun(gpu) }
+
+// deviceNoun is DeviceNoun.
 func deviceNoun(gpu string) string {
 	if strings.Contains(strings.ToLower(gpu), "cpu") {
 		return "machine"

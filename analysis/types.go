@@ -559,6 +559,9 @@ type Analysis struct {
 	// Answer is the one-sentence answer (the CLI summary, page 1 of the PDF, the
 	// Markdown and the workbook show it as written).
 	Answer string `json:"answer"`
+	// Headline is the answer's plain-words companions: what a user is, what limits
+	// capacity, what to do and how sure the answer is (page 1 of every report).
+	Headline Headline `json:"headline"`
 	// Warnings are every warning about the run and its verdict, typed by kind, in the
 	// order shown: the simulator's speed-up first, the sweep's own (message prefixed
 	// "sweep: "), the analysis's per step and segment, sizing, and last the notes on

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/llmcap/llmcap/plan"
@@ -94,40 +93,4 @@ func convertedUsers(c *Capacity) UsersSource {
 		return UsersConverted
 	}
 	return ""
-}
-
-// usersHeadline is the answer's load phrase for a measured users capacity c, "191
-// users thinking ~10 s between requests", and the note saying how they were measured:
-// "measured: closed populations of users, each waiting for its answer and then
-// thinking an exponential time of mean 10 s" (or "exactly 10 s" for constant think
-// times).
-func usersHeadline(a *Analysis, c Capacity) (load, note string) {
-	noun := "users"
-	if c.Users == 1 {
-		noun = "user"
-	}
-	z := fmtNum(c.ThinkTimeS)
-	load = fmt.Sprintf("%s %s thinking ~%s s between requests", commaInt(float64(c.Users)), noun, z)
-	think := "an exponential time of mean " + z + " s"
-	if a.Plan.Ladder.ThinkDist() == plan.ThinkConstant {
-		think = "exactly " + z + " s"
-	}
-	note = "closed populations of users, each waiting for its answer and then thinking " + think
-	if c.Method == MethodMeasured {
-		note = "measured: " + note
-	}
-	return load, note
-}
-
-// convertedNote labels a converted users figure as the estimate it is, with its
-// assumption: "estimated from concurrency 23: users = throughput × (E2E + think time
-// 10 s), assuming the E2E measured at that fixed concurrency" (ladder.users measures
-// them instead).
-func convertedNote(a *Analysis, c Capacity) string {
-	from, at := "concurrency "+fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)), "at that fixed concurrency"
-	if a.Schedule == plan.ScheduleRate {
-		from, at = fmt.Sprintf("%.2f requests/s", c.MaxRateWithinSLA), "with open-loop arrivals"
-	}
-	return fmt.Sprintf("estimated from %s: users = throughput × (E2E + think time %s s), assuming the E2E measured %s",
-		from, fmtNum(c.ThinkTimeS), at)
 }

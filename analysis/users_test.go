@@ -144,15 +144,16 @@ func TestUsersLadderCapacityIsMeasured(t *testing.T) {
 	if c.ThroughputAtCapacity < lo.LittleThroughputRps || c.ThroughputAtCapacity > hi.LittleThroughputRps {
 		t.Errorf("throughput at capacity %.2f outside [%.2f, %.2f]", c.ThroughputAtCapacity, lo.LittleThroughputRps, hi.LittleThroughputRps)
 	}
-	head := fmt.Sprintf("handles %s users thinking ~0.2 s between requests (measured: closed populations of users", commaInt(float64(c.Users)))
+	head := fmt.Sprintf("keeps %s users (who pause 0.2 s between requests) within the SLA — about %s requests in flight.",
+		commaInt(float64(c.Users)), fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 0)))
 	if c.Method == MethodInterpolated { // between two measured users steps, the model's
-		head = fmt.Sprintf("handles about %s users thinking ~0.2 s between requests (closed populations of users", commaInt(float64(c.Users)))
+		head = "keeps about " + head[len("keeps "):]
 	}
-	for _, want := range []string{head,
-		"thinking an exponential time of mean 0.2 s", "requests in flight) within TTFT p95 ≤ 150 ms"} {
-		if !strings.Contains(a.Answer, want) {
-			t.Errorf("answer %q lacks %q", a.Answer, want)
-		}
+	if !strings.Contains(a.Answer, head) {
+		t.Errorf("answer %q lacks %q", a.Answer, head)
+	}
+	if n := a.Headline.Note; !strings.Contains(n, "pauses about 0.2 s (at random) before the next") {
+		t.Errorf("note %q does not say how the users pause", n)
 	}
 	if strings.Contains(a.Answer, "estimated") || strings.Contains(a.Answer, "i.e.") {
 		t.Errorf("answer %q converts measured users", a.Answer)
@@ -179,18 +180,21 @@ func TestConcurrencyLadderUsersAreConverted(t *testing.T) {
 	if c.UsersSource != UsersConverted || c.Users <= 0 {
 		t.Fatalf("users %d source %q, want converted", c.Users, c.UsersSource)
 	}
-	want := fmt.Sprintf("i.e. %s users with 10 s think time (estimated from concurrency %s: users = throughput × (E2E + think time 10 s)",
+	want := fmt.Sprintf("keeps about %s users (who pause 10 s between requests) within the SLA — %s requests in flight.",
 		commaInt(float64(c.Users)), fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)))
 	if !strings.Contains(a.Answer, want) {
 		t.Errorf("answer %q lacks %q", a.Answer, want)
 	}
+	if n := a.Headline.Note; !strings.Contains(n, "are estimated from them and the answer time, not measured") {
+		t.Errorf("note %q does not say the users are estimated", n)
+	}
 	p.SLA.ThinkTime = 2500 * time.Millisecond // a fractional think time is written as it is
-	if a := analyzeSim(t, queueSim, p); !strings.Contains(a.Answer, "users with 2.5 s think time (estimated from concurrency") {
+	if a := analyzeSim(t, queueSim, p); !strings.Contains(a.Answer, "users (who pause 2.5 s between requests)") {
 		t.Errorf("answer with a 2.5 s think time: %q", a.Answer)
 	}
 	// Without a think time there is nothing to convert with: no users sentence.
 	p.SLA.ThinkTime = 0
-	if a := analyzeSim(t, queueSim, p); strings.Contains(a.Answer, "think time") {
+	if a := analyzeSim(t, queueSim, p); strings.Contains(a.Answer, "pause") {
 		t.Errorf("answer without think time %q mentions it", a.Answer)
 	}
 }

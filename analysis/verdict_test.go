@@ -120,9 +120,12 @@ func TestEveryStepPassingIsAtLeastTheLastLoad(t *testing.T) {
 	if c.Method != MethodAtLeast || c.MaxConcurrencyWithinSLA != 4 || c.RangeLow != 4 || c.RangeHigh != 0 || !c.OpenEnded {
 		t.Errorf("capacity %+v", c)
 	}
-	if !strings.Contains(a.Answer, "at least 4 concurrent users (the highest load tested; no limit reached)") ||
+	if !strings.Contains(a.Answer, "keeps at least 4 requests in flight within the SLA.") ||
 		!strings.Contains(a.Answer, "1,000 users need at most ") {
 		t.Errorf("answer %q", a.Answer)
+	}
+	if want := "At least 4 requests in flight: no load tested broke the SLA"; !strings.HasPrefix(a.Headline.Certainty, want) {
+		t.Errorf("certainty %q, want it to start %q", a.Headline.Certainty, want)
 	}
 	f := a.Segments[0].Fit
 	if f == nil || f.SlotsIdentified || f.Slots != 0 || f.SlotsCIHigh != 0 || f.ServiceRate != 0 {
@@ -153,8 +156,11 @@ func TestProjectionIsCappedAndLabelled(t *testing.T) {
 		c.RangeHigh > 32 || c.RangeLow > c.MaxConcurrencyWithinSLA || c.RangeHigh < c.MaxConcurrencyWithinSLA || c.RangeKind != RangePrediction {
 		t.Errorf("capacity %+v", c)
 	}
-	if !strings.Contains(a.Answer, "projected by the model beyond the highest load tested, 16") {
+	if !strings.Contains(a.Answer, "keeps about "+commaInt(c.MaxConcurrencyWithinSLA)+" requests in flight within the SLA.") {
 		t.Errorf("answer %q", a.Answer)
+	}
+	if want := "Modelled beyond the measurements: every load tested met the SLA, up to 16 requests in flight; the queueing model projects about "; !strings.HasPrefix(a.Headline.Certainty, want) {
+		t.Errorf("certainty %q, want it to start %q", a.Headline.Certainty, want)
 	}
 }
 
@@ -266,9 +272,12 @@ func TestSaturatedOpenLoopStatesTheServedRate(t *testing.T) {
 	rS := last.E2EMs.Mean / 1000
 	near(t, "users", c.UsersWithThinkTime, c.MaxRateWithinSLA*(rS+5), 1e-9)
 	near(t, "in flight", c.MaxConcurrencyWithinSLA, c.MaxRateWithinSLA*rS, 1e-9)
-	if want := fmt.Sprintf("at least %.2f requests/s (the highest load tested; no limit reached; what the server completed of 14.00 requests/s offered",
-		c.MaxRateWithinSLA); !strings.Contains(a.Answer, want) {
+	if want := fmt.Sprintf("keeps at least %s users (who pause 5 s between requests) within the SLA — %.2f requests/s.",
+		commaInt(float64(c.Users)), c.MaxRateWithinSLA); !strings.Contains(a.Answer, want) {
 		t.Errorf("answer %q lacks %q", a.Answer, want)
+	}
+	if want := fmt.Sprintf("The server completed %.2f of the 14.00 requests/s offered.", c.MaxRateWithinSLA); !strings.Contains(a.Headline.Note, want) {
+		t.Errorf("note %q lacks %q", a.Headline.Note, want)
 	}
 }
 
@@ -291,8 +300,8 @@ func TestFailuresAtHigherLoadBindTheErrorRate(t *testing.T) {
 	}
 	// The error rate goes 0 → 100% between loads 2 and 4: the last passing load is 2.
 	near(t, "capacity", c.MaxConcurrencyWithinSLA, 2, 1e-9)
-	if !strings.Contains(a.Answer, "beyond it requests fail: 100% of requests failed at load 4 (http_5xx ×") ||
-		!strings.Contains(c.Advice, "CUDA out of memory") {
+	if !strings.Contains(a.Answer, "keeps 2 requests in flight within the SLA.") || a.Headline.Limit != "Beyond this load too many requests fail." ||
+		!strings.Contains(c.BottleneckEvidence, "100% of requests failed at load 4 (http_5xx ×") || !strings.Contains(c.Advice, "CUDA out of memory") {
 		t.Errorf("answer %q advice %q", a.Answer, c.Advice)
 	}
 }

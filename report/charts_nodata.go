@@ -71,9 +71,9 @@ func chartLabel(c Chart) string {
 
 // runDirText is the run directory as `llmcap report` takes it, as one shell word
 // (single-quoted when it holds a space or another character the shell would read): the
-// directory the report was rendered from when that is a relative path inside the
-// working directory, else its base name (absolute paths are machine-specific), else the
-// run id.
+// directory as the user gave it to `llmcap report` or `llmcap run` (relative stays
+// relative, absolute stays absolute; only a trailing separator is dropped), else the
+// run id when the directory is "." or unknown.
 func runDirText(in *input) string {
 	quote := func(s string) string {
 		if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,%") == "" {
@@ -81,12 +81,12 @@ func runDirText(in *input) string {
 		}
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
-	d := filepath.Clean(in.dir)
-	if d != "." && !filepath.IsAbs(d) && !strings.HasPrefix(d, "..") {
-		return quote(filepath.ToSlash(d))
+	d := strings.TrimRight(in.dir, `/\`)
+	if d == "" && strings.HasPrefix(in.dir, "/") {
+		d = "/"
 	}
-	if b := filepath.Base(d); b != "." && b != string(filepath.Separator) {
-		return quote(b)
+	if d != "" && filepath.Clean(d) != "." {
+		return quote(filepath.ToSlash(d))
 	}
 	if in.a.RunID != "" {
 		return quote(in.a.RunID)

@@ -148,10 +148,11 @@ func TestPDFEdgeFields(t *testing.T) {
 			t.Errorf("page 1 contradicts the errors bottleneck with %q", bad)
 		}
 	}
-	if r := findRow(p1, "Throughput at capacity"); r != "Throughput at capacity | –" {
+	ev := pageTexts(evidenceSection(in)) // the technical key numbers follow page 1
+	if r := findRow(ev, "Throughput at capacity"); r != "Throughput at capacity | –" {
 		t.Errorf("throughput row = %q, want – without a capacity point", r)
 	}
-	if r := findRow(p1, "Method"); !strings.Contains(r, "SLA missed at the lowest load") {
+	if r := findRow(ev, "Method"); !strings.Contains(r, "SLA missed at the lowest load") {
 		t.Errorf("method row = %q", r)
 	}
 	if r := findRow(p1, "$ / GPU-hour"); r == "" || findRow(p1, "$3.75") == "" || !strings.Contains(findRow(p1, "A100-80G"), "$2.50*") ||
@@ -191,11 +192,18 @@ func TestPDFTextEdgeFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	flat := strings.Join(strings.Fields(string(out)), " ")
-	for _, want := range []string{"Simulator ran 20.0× faster than real time", "error class", "http_500", "context deadline exceeded",
-		"errors (requests fail before any latency limit", "$2.50*"} {
+	for _, want := range []string{"Simulator ran 20.0× faster than real time", "error class", "http_500", "context deadline exceeded", "$2.50*"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("PDF page 1 lacks %q", want)
 		}
+	}
+	out, err = exec.Command("pdftotext", "-enc", "UTF-8", "-f", "2", "-l", "2", filepath.Join(dir, FilePDF), "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flat := strings.Join(strings.Fields(string(out)), " "); !strings.Contains(flat, "Evidence") ||
+		!strings.Contains(flat, "errors (requests fail before any latency limit") {
+		t.Errorf("PDF page 2 lacks the Evidence section's bottleneck verdict:\n%s", flat)
 	}
 }
 

@@ -64,14 +64,25 @@ type htmlPage struct {
 	JS                 template.JS
 	Head               map[string]string
 
-	Banner, Answer, Binding, Bottleneck, Evidence, Advice string
-	ErrorsText                                            string
-	Errors                                                *htmlTable
-	KeyNumbers                                            []keyValue
-	Glossary, WarningScope                                string
-	Warnings                                              []string
-	WhatIf                                                *htmlTable
-	HeadroomText, SamePriceNote, Notes                    string
+	// The executive summary (the PDF's page 1).
+	Banner, Answer, Note string
+	Lines                [][2]string // label, text: analysis.Headline's plain lines
+	ErrorsText           string
+	Errors               *htmlTable
+	PlainNumbers         []keyValue
+	PlanHeading          string
+	WhatIf               *htmlTable
+	HeadroomText         string
+	SamePriceNote        string
+	WarningsLine         string
+
+	// The Evidence section.
+	EvidenceIntro, Binding, Bottleneck, Evidence, Advice string
+	Labels                                               map[string]string
+	KeyNumbers                                           []keyValue
+	Notes, WarningScope                                  string
+	Warnings                                             []string
+	Glossary                                             []keyValue
 
 	SLA, SegmentsTable          htmlTable
 	ThinkTime, Ladder, Describe string
@@ -139,7 +150,7 @@ func buildHTMLPage(in *input, charts []Chart) (*htmlPage, error) {
 	p := &htmlPage{
 		Title: title(a), Run: fmt.Sprintf("run %s · %s", a.RunID, dateText(in.date)), Footer: footerText(in),
 		CSS: template.CSS(css), JS: template.JS(js),
-		Head: map[string]string{"summary": headSummary, "workload": headWorkload, "model": headModel, "capacity": headCapacity,
+		Head: map[string]string{"summary": headSummary, "evidence": headEvidence, "workload": headWorkload, "model": headModel, "capacity": headCapacity,
 			"methodology": headMethodology, "server": headServer, "appendix": headAppendix},
 	}
 	fillHTMLSummary(p, a)
@@ -167,10 +178,8 @@ func buildHTMLPage(in *input, charts []Chart) (*htmlPage, error) {
 func fillHTMLSummary(p *htmlPage, a *analysis.Analysis) {
 	p.Banner = speedUpBanner(a)
 	p.Answer = a.Answer
-	p.Binding = analysis.BindingText(a.Overall)
-	p.Bottleneck = bottleneckVerdict(a.Overall.Bottleneck)
-	p.Evidence = strings.TrimSpace(a.Overall.BottleneckEvidence)
-	p.Advice = a.Overall.Advice
+	p.Note = a.Headline.Note
+	p.Lines = headlineLines(a.Headline)
 	if errorsBound(a) {
 		p.ErrorsText = errorsSummaryText(a.Errors)
 		if rows := errorRows(a.Errors); len(rows) > 0 {
@@ -178,19 +187,35 @@ func fillHTMLSummary(p *htmlPage, a *analysis.Analysis) {
 			p.Errors = &t
 		}
 	}
+	p.PlainNumbers = plainNumbers(a)
+	if len(a.WhatIf) > 0 {
+		t := sortable(newHTMLTable(whatIfRows(a)))
+		p.WhatIf = &t
+		p.PlanHeading = capacityPlanHeading(a)
+		p.HeadroomText = analysis.HeadroomText(a.WhatIf[0].Headroom)
+		p.SamePriceNote = samePriceNote(a.WhatIf)
+	}
+	p.WarningsLine = warningsLine(a, headEvidence+", below")
+	fillHTMLEvidence(p, a)
+}
+
+// fillHTMLEvidence fills the Evidence section: the technical basis of the summary and
+// the glossary (the PDF's evidenceSection).
+func fillHTMLEvidence(p *htmlPage, a *analysis.Analysis) {
+	c := a.Overall
+	p.EvidenceIntro = evidenceIntro
+	p.Labels = map[string]string{"binding": labelBinding, "advice": labelAdvice}
+	p.Binding = analysis.BindingText(c)
+	p.Bottleneck = evidenceVerdict(c)
+	p.Evidence = strings.TrimSpace(c.BottleneckEvidence)
+	p.Advice = c.Advice
 	p.KeyNumbers = keyNumbers(a)
-	p.Glossary = glossary
+	p.Notes = strings.TrimSpace(a.Plan.Report.Notes)
 	for _, w := range a.Warnings {
 		p.Warnings = append(p.Warnings, w.Message)
 	}
 	p.WarningScope = warningScope(a, a.Warnings)
-	if len(a.WhatIf) > 0 {
-		t := sortable(newHTMLTable(whatIfRows(a.WhatIf)))
-		p.WhatIf = &t
-		p.HeadroomText = analysis.HeadroomText(a.WhatIf[0].Headroom)
-		p.SamePriceNote = samePriceNote(a.WhatIf)
-	}
-	p.Notes = strings.TrimSpace(a.Plan.Report.Notes)
+	p.Glossary = glossaryTerms
 }
 
 // fillHTMLWorkload fills the SLA and workload section.

@@ -22,33 +22,14 @@ func renderMarkdown(in *input, charts []string) string {
 	if banner := speedUpBanner(a); banner != "" {
 		fmt.Fprintf(&b, "> **⚠ %s.**\n\n", mdEscape(banner))
 	}
-	fmt.Fprintf(&b, "**%s**\n\n", mdEscape(a.Answer))
-	fmt.Fprintf(&b, "**Bottleneck:** %s.\n\n", bottleneckVerdict(a.Overall.Bottleneck))
-	if errorsBound(a) {
-		writeMarkdownErrors(&b, a.Errors)
-	}
-	fmt.Fprintf(&b, "**What to do:** %s\n\n", mdEscape(a.Overall.Advice))
-	b.WriteString("## Key numbers\n\n| | |\n|---|---|\n")
-	for _, kv := range keyNumbers(a) {
-		fmt.Fprintf(&b, "| %s | %s |\n", mdEscape(kv.Key), mdEscape(kv.Value))
-	}
-	fmt.Fprintf(&b, "\n_%s_\n", glossary)
-	if ws := a.Warnings; len(ws) > 0 {
-		b.WriteString("\n## Warnings\n\n")
-		if scope := warningScope(a, ws); scope != "" {
-			fmt.Fprintf(&b, "%s\n\n", mdEscape(scope))
-		}
-		for _, w := range ws {
-			fmt.Fprintf(&b, "- %s\n", mdEscape(w.Message))
-		}
-	}
+	writeMarkdownSummary(&b, a)
+	writeMarkdownEvidence(&b, a)
 	b.WriteString("\n## Segments\n\n| segment | mix share | capacity | range | method | bottleneck | binding constraint |\n|---|---:|---:|---|---|---|---|\n")
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(seg.Segment), shareText(shareOf(a, seg.Segment)),
 			capacityText(a, c), rangeText(c), methodText(c.Method), orDash(c.Bottleneck), mdEscape(analysis.BindingText(c)))
 	}
-	writeMarkdownWhatIf(&b, a.WhatIf)
 	writeMarkdownKernels(&b, a)
 	if len(charts) > 0 {
 		b.WriteString("\n## Charts\n\n")
@@ -61,19 +42,80 @@ func renderMarkdown(in *input, charts []string) string {
 	return b.String()
 }
 
-// writeMarkdownWhatIf writes the capacity (what-if) table.
-func writeMarkdownWhatIf(b *strings.Builder, rows []analysis.WhatIf) {
+// writeMarkdownSummary writes the part for a manager, as page 1 of the PDF: the
+// answer, what a user is, what limits it, what to do, how sure, key numbers, the
+// capacity plan and one line on the warnings.
+func writeMarkdownSummary(b *strings.Builder, a *analysis.Analysis) {
+	h := a.Headline
+	fmt.Fprintf(b, "**%s**\n\n", mdEscape(a.Answer))
+	if h.Note != "" {
+		fmt.Fprintf(b, "_%s_\n\n", mdEscape(h.Note))
+	}
+	for _, l := range [][2]string{{"What limits it", h.Limit}, {"What to do", h.Action}, {"How sure", h.Certainty}} {
+		if l[1] != "" {
+			fmt.Fprintf(b, "**%s:** %s\n\n", l[0], mdEscape(l[1]))
+		}
+	}
+	if errorsBound(a) {
+		writeMarkdownErrors(b, a.Errors)
+	}
+	b.WriteString("## Key numbers\n\n| | |\n|---|---|\n")
+	for _, kv := range plainNumbers(a) {
+		fmt.Fprintf(b, "| %s | %s |\n", mdEscape(kv.Key), mdEscape(kv.Value))
+	}
+	writeMarkdownWhatIf(b, a)
+	if w := warningsLine(a, "Evidence below"); w != "" {
+		fmt.Fprintf(b, "\n**⚠ %s**\n", mdEscape(w))
+	}
+}
+
+// writeMarkdownEvidence writes the technical basis of the summary: binding
+// constraint, bottleneck and its evidence, the engine-level advice, the technical
+// key numbers, notes, every warning and the glossary.
+func writeMarkdownEvidence(b *strings.Builder, a *analysis.Analysis) {
+	c := a.Overall
+	b.WriteString("\n## Evidence\n\n")
+	fmt.Fprintf(b, "**Binding constraint:** %s\n\n", mdEscape(analysis.BindingText(c)))
+	fmt.Fprintf(b, "**Bottleneck:** %s.\n\n", evidenceVerdict(c))
+	if ev := strings.TrimSpace(c.BottleneckEvidence); ev != "" {
+		fmt.Fprintf(b, "Evidence: %s\n\n", mdEscape(ev))
+	}
+	if c.Advice != "" {
+		fmt.Fprintf(b, "**What to do, in the engine's settings:** %s\n\n", mdEscape(c.Advice))
+	}
+	b.WriteString("### Key numbers (technical)\n\n| | |\n|---|---|\n")
+	for _, kv := range keyNumbers(a) {
+		fmt.Fprintf(b, "| %s | %s |\n", mdEscape(kv.Key), mdEscape(kv.Value))
+	}
+	if n := strings.TrimSpace(a.Plan.Report.Notes); n != "" {
+		fmt.Fprintf(b, "\n### Notes\n\n%s\n", mdEscape(n))
+	}
+	if ws := a.Warnings; len(ws) > 0 {
+		b.WriteString("\n### Warnings\n\n")
+		if scope := warningScope(a, ws); scope != "" {
+			fmt.Fprintf(b, "%s\n\n", mdEscape(scope))
+		}
+		for _, w := range ws {
+			fmt.Fprintf(b, "- %s\n", mdEscape(w.Message))
+		}
+	}
+	b.WriteString("\n### Glossary\n\n")
+	for _, g := range glossaryTerms {
+		fmt.Fprintf(b, "- **%s**: %s\n", g.Key, mdEscape(g.Value))
+	}
+}
+
+// writeMarkdownWhatIf writes the capacity plan (sizing) table, in GPUs or machines.
+func writeMarkdownWhatIf(b *strings.Builder, a *analysis.Analysis) {
+	rows := a.WhatIf
 	if len(rows) == 0 {
 		return
 	}
-	b.WriteString("\n## Capacity plan\n\n| GPU | users/replica | target users | replicas | GPUs | $/GPU-hour | $/month | $/M output tokens | |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	hd := sizingHeaders(a)
+	fmt.Fprintf(b, "\n## Capacity plan\n\n| %s |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n", strings.Join(hd, " | "))
 	for _, w := range rows {
-		note := "measured"
-		if w.Projected {
-			note = "projected"
-		}
-		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s |\n", mdEscape(w.GPU), usersText(w.UsersPerReplica),
-			num(float64(w.TargetUsers), 0), w.Replicas, w.GPUs, strings.ReplaceAll(whatIfPrice(w), "*", `\*`), usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD), note)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %d | %s | %s | %s |\n", mdEscape(w.GPU), basisText(a, w), usersText(w.UsersPerReplica),
+			num(float64(w.TargetUsers), 0), w.Replicas, w.GPUs, strings.ReplaceAll(sizingPrice(w), "*", `\*`), sizingUSD(w.CostPerMonthUSD), sizingUSDCents(w.CostPerMOutputUSD))
 	}
 	fmt.Fprintf(b, "\n%s\n", mdEscape(analysis.HeadroomText(rows[0].Headroom)))
 	if n := samePriceNote(rows); n != "" {

@@ -142,14 +142,14 @@ func TestGroundTruthRows(t *testing.T) {
 	}
 }
 
-// TestRunDirText: the footer names the run directory as the user passed it when it
-// is relative, else its base name, quoted for the shell when it holds a space or quote.
+// TestRunDirText: the footer names the run directory as the user passed it, relative
+// or absolute (the run id for "."), quoted for the shell when it holds a space or quote.
 func TestRunDirText(t *testing.T) {
 	a := &analysis.Analysis{RunID: "demo-1"}
 	for dir, want := range map[string]string{
-		"runs/20261130-demo": "runs/20261130-demo", "/tmp/x/20261130-demo": "20261130-demo",
-		"../other/run7": "run7", ".": "demo-1",
-		"sp ace/run 1": "'sp ace/run 1'", "/tmp/it's": `'it'\''s'`,
+		"runs/20261130-demo": "runs/20261130-demo", "/tmp/x/20261130-demo": "/tmp/x/20261130-demo",
+		"../other/run7": "../other/run7", "./runs/r/": "./runs/r", ".": "demo-1", "": "demo-1",
+		"sp ace/run 1": "'sp ace/run 1'", "/tmp/it's": `'/tmp/it'\''s'`,
 	} {
 		if got := runDirText(&input{dir: dir, a: a}); got != want {
 			t.Errorf("runDirText(%q) = %q, want %q", dir, got, want)

@@ -114,6 +114,7 @@ func buildPDF(in *input, charts []Chart) (core.Maroto, error) {
 func evidencePages(m core.Maroto, g *gauge, in *input, byName map[string]Chart) {
 	a := in.a
 	m.AddPages(page.New())
+	place(m, g, []block{evidenceSection(in)}) // taller than a page with many warnings: it breaks where it must
 	place(m, g, workloadSection(in))
 	place(m, g, capacitySection(in))
 	for _, seg := range allSegments(a) {

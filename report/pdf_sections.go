@@ -15,30 +15,73 @@ import (
 	"github.com/llmcap/llmcap/plan"
 )
 
-// summaryPage is page 1: the answer, the binding constraint, the bottleneck verdict and
-// what to do, key numbers, warnings and the capacity plan.
+// summaryPage is page 1, for a manager: the answer, one line on what a user is, what
+// limits capacity and what to do in plain words, how sure the report is, key numbers,
+// the capacity plan and one line on the warnings. The technical material is the
+// Evidence section (evidenceSection) on the next page.
 func summaryPage(in *input) []core.Row {
 	a := in.a
+	h := a.Headline
 	rows := []core.Row{heading(headSummary)}
 	if banner := speedUpBanner(a); banner != "" {
 		rows = append(rows, boxed("⚠ "+banner+".", colWarnBG, props.Text{Size: 10.5, Style: fontstyle.Bold}), para(""))
 	}
-	rows = append(rows,
-		boxed(a.Answer, colAnswerBG, props.Text{Size: 12, Style: fontstyle.Bold}),
-		para(""),
-		para("Binding constraint: "+analysis.BindingText(a.Overall), props.Text{Size: 9.5, Style: fontstyle.Bold, Top: 1}),
-		para(fmt.Sprintf("Bottleneck: %s.", bottleneckVerdict(a.Overall.Bottleneck)), props.Text{Size: 9.5, Top: 1}),
-	)
-	if ev := strings.TrimSpace(a.Overall.BottleneckEvidence); ev != "" {
-		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Color: colGrey}))
+	rows = append(rows, boxed(a.Answer, colAnswerBG, props.Text{Size: 12, Style: fontstyle.Bold}))
+	if h.Note != "" {
+		rows = append(rows, para(h.Note, props.Text{Size: 8.5, Top: 1.5, Bottom: 1, Color: colGrey}))
+	}
+	for _, l := range headlineLines(h) {
+		rows = append(rows, labelledPara(l[0], l[1]))
 	}
 	if errorsBound(a) {
 		rows = append(rows, errorsTable(a.Errors)...)
 	}
-	rows = append(rows, para("What to do: "+a.Overall.Advice, props.Text{Size: 9.5, Top: 1, Bottom: 2}))
 	rows = append(rows, subheading("Key numbers"))
+	rows = append(rows, kvTable(plainNumbers(a))...)
+	if len(a.WhatIf) > 0 {
+		rows = append(rows, subheading(capacityPlanHeading(a)))
+		rows = append(rows, whatIfTable(a)...)
+		rows = append(rows, para(analysis.HeadroomText(a.WhatIf[0].Headroom), props.Text{Size: 8, Top: 1, Bottom: 1, Color: colGrey}))
+		if n := samePriceNote(a.WhatIf); n != "" {
+			rows = append(rows, para(n, props.Text{Size: 8, Top: 1, Bottom: 1, Color: colGrey}))
+		}
+	}
+	if w := warningsLine(a, "Evidence, page 2"); w != "" {
+		rows = append(rows, row.New(3), boxed("⚠ "+w, colWarnBG, props.Text{Size: 9}))
+	}
+	return rows
+}
+
+// labelledPara is a paragraph with a bold label in its own column ("What to do").
+func labelledPara(label, s string) core.Row {
+	return row.New().Add(
+		text.NewCol(4, label, props.Text{Size: 9.5, Style: fontstyle.Bold, Top: 2}),
+		text.NewCol(20, clipText(s), props.Text{Size: 9.5, Top: 2}),
+	)
+}
+
+// evidenceSection follows page 1: the technical basis of its answer (binding
+// constraint, bottleneck regime and its evidence, the engine-level advice, the
+// technical key numbers, the plan's notes, every warning) and a glossary of the terms.
+func evidenceSection(in *input) []core.Row {
+	a := in.a
+	c := a.Overall
+	rows := []core.Row{heading(headEvidence),
+		para(evidenceIntro, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey}),
+		para(labelBinding+": "+analysis.BindingText(c), props.Text{Size: 9.5, Style: fontstyle.Bold, Top: 1}),
+		para("Bottleneck: "+evidenceVerdict(c)+".", props.Text{Size: 9.5, Top: 1}),
+	}
+	if ev := strings.TrimSpace(c.BottleneckEvidence); ev != "" {
+		rows = append(rows, para("Evidence: "+ev, props.Text{Size: 8.5, Top: 1, Color: colGrey}))
+	}
+	if c.Advice != "" {
+		rows = append(rows, para(labelAdvice+": "+c.Advice, props.Text{Size: 9.5, Top: 1, Bottom: 2}))
+	}
+	rows = append(rows, subheading("Key numbers (technical)"))
 	rows = append(rows, kvTable(keyNumbers(a))...)
-	rows = append(rows, para(glossary, props.Text{Size: 7.5, Top: 1.5, Bottom: 1, Color: colGrey}))
+	if n := strings.TrimSpace(a.Plan.Report.Notes); n != "" {
+		rows = append(rows, subheading("Notes"), para(n))
+	}
 	if ws := a.Warnings; len(ws) > 0 {
 		rows = append(rows, subheading("Warnings"))
 		if scope := warningScope(a, ws); scope != "" {
@@ -48,24 +91,24 @@ func summaryPage(in *input) []core.Row {
 			rows = append(rows, boxed("⚠ "+w.Message, colWarnBG, props.Text{Size: 8.5}))
 		}
 	}
-	if len(a.WhatIf) > 0 {
-		rows = append(rows, subheading("Capacity plan (target users → replicas → GPUs → cost)"))
-		rows = append(rows, whatIfTable(a.WhatIf)...)
-		rows = append(rows, para(analysis.HeadroomText(a.WhatIf[0].Headroom), props.Text{Size: 8, Top: 1, Color: colGrey}))
-		if n := samePriceNote(a.WhatIf); n != "" {
-			rows = append(rows, para(n, props.Text{Size: 8, Top: 1, Color: colGrey}))
-		}
-	}
-	if n := strings.TrimSpace(a.Plan.Report.Notes); n != "" {
-		rows = append(rows, subheading("Notes"), para(n))
-	}
-	return rows
+	rows = append(rows, subheading("Glossary"))
+	return append(rows, kvTable(glossaryTerms)...)
 }
 
-// whatIfTable is the sizing table.
-func whatIfTable(ws []analysis.WhatIf) []core.Row {
-	hdr, data := whatIfRows(ws)
-	return table(hdr, []int{4, 3, 2, 3, 2, 2, 2, 3, 3}, data)
+// whatIfTable is the sizing table (whatIfRows) laid out for the PDF.
+func whatIfTable(a *analysis.Analysis) []core.Row {
+	hdr, data := whatIfRows(a)
+	return table(hdr, []int{3, 4, 2, 3, 2, 2, 2, 3, 3}, data)
+}
+
+// evidenceVerdict is the bottleneck verdict: the regime's description, or, when no
+// load broke the SLA, that none was reached within the loads tested (the evidence then
+// says what the highest load already shows).
+func evidenceVerdict(c analysis.Capacity) string {
+	if c.Bottleneck == analysis.RegimeNone || c.Bottleneck == "" {
+		return "none reached within the loads tested"
+	}
+	return bottleneckVerdict(c.Bottleneck)
 }
 
 // errorsTable is the run's error breakdown for page 1: a sentence, then class, count

@@ -69,6 +69,7 @@ func pdfStructure(t *testing.T, dir string, a *analysis.Analysis) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	in.dir = "runs/" + filepath.Base(dir) // the footer names the directory as given: keep it machine-independent
 	m, err := buildPDF(in, placeholderCharts(t, in))
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,36 @@ import (
 // so each sentence lives in one place: every function returns plain strings (headers
 // and rows for tables), never layout.
 
+// evidenceIntro opens the Evidence section that follows the executive summary.
+const evidenceIntro = "The technical basis of the executive summary, for the engineer who checks it. Terms are explained in the glossary at the end of this section."
+
+// Labels of the executive summary's plain lines (analysis.Headline) and of the
+// Evidence section's technical ones.
+const (
+	labelLimit     = "What limits it"
+	labelAction    = "What to do"
+	labelCertainty = "How sure"
+	labelBinding   = "Binding constraint"
+	labelAdvice    = "What to do, in the engine's settings"
+)
+
+// headlineLines are the executive summary's labelled plain lines (label, text), the
+// empty ones left out.
+func headlineLines(h analysis.Headline) [][2]string {
+	var out [][2]string
+	for _, l := range [][2]string{{labelLimit, h.Limit}, {labelAction, h.Action}, {labelCertainty, h.Certainty}} {
+		if l[1] != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// capacityPlanHeading is the executive summary's heading of the sizing table.
+func capacityPlanHeading(a *analysis.Analysis) string {
+	return "Capacity plan (target users → replicas → " + unitNoun(a) + "s → cost)"
+}
+
 // modelIntro explains the queueing model above the fit table.
 const modelIntro = "Each segment's ladder is fitted with a queueing model: up to the effective number of slots TTFT stays near the prefill time; " +
 	"past it, requests queue and TTFT grows linearly with concurrency at slope 1 / X_max. ITL follows base + per-sequence × batch. " +
@@ -105,25 +135,23 @@ func capacityTable(a *analysis.Analysis) ([]string, [][]string) {
 // replica and price, and how $ / M output tokens is computed.
 func sizingNotes(a *analysis.Analysis) []string {
 	return []string{
-		fmt.Sprintf("GPUs per replica: %d. Price: %s per GPU-hour, %d hours a month. The XLSX workbook's Summary sheet recomputes this table for any input.",
-			gpusPerReplica(a), usdCents(gpuHourUSD(a)), hoursPerMonth),
+		fmt.Sprintf("%ss per replica: %d. Price: %s per %s-hour, %d hours a month. The XLSX workbook's Summary sheet recomputes this table for any input.",
+			unitNoun(a), gpusPerReplica(a), sizingUSDCents(gpuHourUSD(a)), unitNoun(a), hoursPerMonth),
 		fmt.Sprintf("$ / M output tokens = price of one replica's GPUs per hour ÷ (output tokens/s at capacity × (1 − headroom %s) × 3,600) × 1,000,000: "+
 			"the cost of a million generated tokens when every replica runs fully loaded up to its headroom.", shareText(headroom(a))),
 	}
 }
 
-// whatIfRows is the sizing table: headers and one row per what-if GPU.
-func whatIfRows(ws []analysis.WhatIf) ([]string, [][]string) {
+// whatIfRows is the sizing table, in GPUs or machines (sizingHeaders), with "—" for a
+// missing price and the replicas of a lower-bound capacity marked "at most" (basisText):
+// headers and one row per what-if GPU.
+func whatIfRows(a *analysis.Analysis) ([]string, [][]string) {
 	var data [][]string
-	for _, w := range ws {
-		basis := "measured"
-		if w.Projected {
-			basis = "projected"
-		}
-		data = append(data, []string{w.GPU, basis, usersText(w.UsersPerReplica), num(float64(w.TargetUsers), 0),
-			num(float64(w.Replicas), 0), num(float64(w.GPUs), 0), whatIfPrice(w), usd(w.CostPerMonthUSD), costPerM(w.CostPerMOutputUSD)})
+	for _, w := range a.WhatIf {
+		data = append(data, []string{w.GPU, basisText(a, w), usersText(w.UsersPerReplica), num(float64(w.TargetUsers), 0),
+			num(float64(w.Replicas), 0), num(float64(w.GPUs), 0), sizingPrice(w), sizingUSD(w.CostPerMonthUSD), sizingUSDCents(w.CostPerMOutputUSD)})
 	}
-	return []string{"GPU", "basis", "users / replica", "target users", "replicas", "GPUs", "$ / GPU-hour", "cost / month", "$ / M output tokens"}, data
+	return sizingHeaders(a), data
 }
 
 // slaTable is the SLA: one row per constraint, then the error budget.
@@ -202,6 +230,7 @@ func appendixTable(a *analysis.Analysis) ([]string, [][]string) {
 // heading is profileHeading; a segment's is segmentHeading).
 const (
 	headSummary     = "Executive summary"
+	headEvidence    = "Evidence"
 	headWorkload    = "SLA and workload"
 	headModel       = "The model and its fit"
 	headCapacity    = "Capacity"

@@ -75,13 +75,6 @@ func capacityText(a *analysis.Analysis, c analysis.Capacity) string {
 	return s
 }
 
-// glossary explains the report's jargon once, in plain words.
-const glossary = "TTFT = time to first token (how long a user waits before the answer starts); " +
-	"ITL = inter-token latency (the gap between streamed tokens); p95 = the value 95% of requests stay at or under; " +
-	"concurrency = requests in flight at once. The range is where the true capacity lies: between the largest load measured " +
-	"to meet the SLA and the smallest measured to break it, or the queueing model's prediction interval where the model " +
-	"filled in between steps; the resampling noise (bootstrap of the measured requests) is shown apart."
-
 // warningScope says whether the warnings touch the headline: the headline comes from
 // the ladder named by OverallSource, and warnings about other segments' own ladders
 // do not change it. A warning's Segment says which ladder it concerns ("" the whole
@@ -117,4 +110,160 @@ func orDash[S ~string](s S) string {
 		return "–"
 	}
 	return string(s)
+}
+
+// plainNumbers are page 1's key numbers in a manager's words: the users one replica
+// serves, the requests in flight and the throughput there, and the SLA. The technical
+// figures (range kind, bootstrap noise, method, regime, source) are keyNumbers, in
+// the Evidence section.
+func plainNumbers(a *analysis.Analysis) []keyValue {
+	c := a.Overall
+	per := "one " + unitNoun(a)
+	if g := gpusPerReplica(a); g > 1 {
+		per = fmt.Sprintf("one replica (%d GPUs)", g)
+	}
+	kv := []keyValue{}
+	if u := capacityUsers(c); u > 0 && c.ThinkTimeS > 0 {
+		q := boundWord(c)
+		if q == "" && c.UsersSource == analysis.UsersConverted { // an estimate, as the answer says
+			q = "about "
+		}
+		kv = append(kv, keyValue{"Users " + per + " serves within the SLA", q + num(float64(u), 0) +
+			" (who pause " + num(c.ThinkTimeS, 0) + " s between requests)"})
+	}
+	if x := c.MaxConcurrencyWithinSLA; finite(x) && x > 0 {
+		kv = append(kv, keyValue{"Requests in flight at once, at that load", boundWord(c) + auto(x)})
+	}
+	if isRate(a) && c.MaxRateWithinSLA > 0 {
+		kv = append(kv, keyValue{"Requests per second " + per + " serves", boundWord(c) + auto(c.MaxRateWithinSLA)})
+	}
+	if t := throughputText(c); t != "–" {
+		kv = append(kv, keyValue{"Answers completed at that load", t})
+	}
+	return append(kv, keyValue{"SLA (what counts as fast enough)", constraintsText(a.Constraints)})
+}
+
+// boundWord qualifies a capacity figure: "at least " for a lower bound, "about " for a
+// modelled one, else "".
+func boundWord(c analysis.Capacity) string {
+	switch c.Method {
+	case methodAtLeast:
+		return "at least "
+	case methodInterpolated, methodModel:
+		return "about "
+	}
+	return ""
+}
+
+// unitNoun is what one replica runs on in the sizing rows: "GPU", or "machine" for a
+// CPU-only server (report.gpu naming a CPU).
+func unitNoun(a *analysis.Analysis) string {
+	if len(a.WhatIf) > 0 {
+		return analysis.DeviceNoun(a.WhatIf[0].GPU)
+	}
+	return analysis.DeviceNoun(a.Plan.Report.GPU)
+}
+
+// basisText is a sizing row's basis: "measured" or "projected", and, when the
+// capacity is only a lower bound (method at_least), the replicas as the upper bound
+// they are: "measured: at most 34 replicas".
+func basisText(a *analysis.Analysis, w analysis.WhatIf) string {
+	b := "measured"
+	if w.Projected {
+		b = "projected"
+	}
+	if a.Overall.Method == methodAtLeast && w.Replicas > 0 {
+		b += ": at most " + num(float64(w.Replicas), 0) + " replicas"
+	}
+	return b
+}
+
+// noPrice is what a sizing cell shows for a price or cost that is 0 or unknown.
+const noPrice = "—"
+
+// sizingUSD is a sizing row's cost in whole dollars, or noPrice.
+func sizingUSD(v float64) string {
+	if !finite(v) || v <= 0 {
+		return noPrice
+	}
+	return "$" + num(v, 0)
+}
+
+// sizingUSDCents is a sizing row's price or cost per million tokens with cents, or noPrice.
+func sizingUSDCents(v float64) string {
+	if !finite(v) || v <= 0 {
+		return noPrice
+	}
+	return "$" + num(v, 2)
+}
+
+// sizingPrice is a sizing row's $/GPU-hour with "*" when the price is assumed.
+func sizingPrice(w analysis.WhatIf) string {
+	s := sizingUSDCents(w.GPUHourUSD)
+	if w.SamePriceAssumed && s != noPrice {
+		s += "*"
+	}
+	return s
+}
+
+// sizingHeaders are the sizing table's headings, in GPUs or machines.
+func sizingHeaders(a *analysis.Analysis) []string {
+	u := unitNoun(a)
+	return []string{u, "basis", "users / replica", "target users", "replicas", u + "s", "$ / " + u + "-hour", "cost / month", "$ / M output tokens"}
+}
+
+// warningsLine is page 1's one line about the warnings: how many, how many concern the
+// headline's own ladder, and where the list is ("" when there are none).
+func warningsLine(a *analysis.Analysis, where string) string {
+	ws := a.Warnings
+	if len(ws) == 0 {
+		return ""
+	}
+	head := 0
+	for _, w := range ws {
+		if w.Segment == "" || w.Segment == a.OverallSource {
+			head++
+		}
+	}
+	s := plural(len(ws), "warning")
+	switch {
+	case head == len(ws) && head > 1:
+		s += ", all about the measurements behind this answer"
+	case head == len(ws):
+		s += ", about the measurements behind this answer"
+	case head > 0:
+		s += fmt.Sprintf(" (%d about the measurements behind this answer)", head)
+	default:
+		s += " (none about the measurements behind this answer)"
+	}
+	return s + " — see " + where + "."
+}
+
+// plural is "1 warning" or "18 warnings".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return num(float64(n), 0) + " " + word + "s"
+}
+
+// glossaryTerms explain the Evidence section's jargon once, in plain words.
+var glossaryTerms = []keyValue{
+	{"TTFT", "time to first token: how long a user waits before the answer starts"},
+	{"ITL", "inter-token latency: the gap between streamed tokens (words) of an answer"},
+	{"E2E", "end-to-end latency: from sending the request to the answer's last token"},
+	{"p95", "the value 95% of requests stay at or under"},
+	{"SLA", "the latency targets (and error-rate bound) every load is judged against"},
+	{"concurrency, requests in flight", "requests the server holds at once (sent, not yet fully answered)"},
+	{"users with think time", "people who send a request, read the answer and pause (the think time) before the next; many users keep few requests in flight"},
+	{"queue-bound", "requests wait for a free slot or for KV-cache space; TTFT rises while ITL stays flat"},
+	{"prefill-bound", "reading long prompts takes the GPU's time; TTFT grows with the prompt tokens in flight"},
+	{"decode-bound", "ITL grows with the batch: each generated token waits for memory bandwidth"},
+	{"slots, max_num_seqs", "the number of requests the engine runs at once (vLLM's max_num_seqs; other engines name it otherwise)"},
+	{"KV cache", "the GPU memory holding each running request's attention state; when full, requests wait or are preempted"},
+	{"bootstrap", "resampling the measured requests to see how much the verdicts could move by chance"},
+	{"goodput", "requests per second that met the SLA"},
+	{"lower bound", "\"at least\": no load tested broke the SLA, so the true capacity is higher; replicas are then \"at most\""},
+	{"range", "where the true capacity lies: between the largest load measured to meet the SLA and the smallest measured to break it, or the queueing model's prediction interval where the model filled in between steps"},
+	{"headroom", "the spare share of its users each replica keeps (report.headroom)"},
 }

@@ -83,18 +83,27 @@ func TestSummaryRendersAnalysisVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.Headline = analysis.Headline{Action: "The analysis's own action.", Certainty: "The analysis's own certainty."}
 	md := renderMarkdown(in, nil)
-	if !strings.Contains(md, "**The analysis's own answer.**") || !strings.Contains(md, "**What to do:** The analysis's own advice.") ||
-		strings.Count(md, "\n- ") != 1 || !strings.Contains(md, "\n- The only warning.\n") {
+	if !strings.Contains(md, "**The analysis's own answer.**") || !strings.Contains(md, "**What to do:** The analysis's own action.") ||
+		!strings.Contains(md, "**How sure:** The analysis's own certainty.") ||
+		!strings.Contains(md, "**What to do, in the engine's settings:** The analysis's own advice.") ||
+		!strings.Contains(md, "\n- The only warning.\n") || !strings.Contains(md, "**⚠ 1 warning (none about the measurements behind this answer) — see Evidence below.**") {
 		t.Errorf("summary.md:\n%s", md)
 	}
 	p1 := strings.Join(pageTexts(summaryPage(in)), "\n")
-	if !strings.Contains(p1, "The analysis's own answer.") || !strings.Contains(p1, "What to do: The analysis's own advice.") ||
-		strings.Count(p1, "⚠ ") != 1 || !strings.Contains(p1, "⚠ The only warning.") {
+	if !strings.Contains(p1, "The analysis's own answer.") || !strings.Contains(p1, "What to do | The analysis's own action.") ||
+		!strings.Contains(p1, "How sure | The analysis's own certainty.") || strings.Count(p1, "⚠ ") != 1 ||
+		!strings.Contains(p1, "⚠ 1 warning (none about the measurements behind this answer) — see Evidence, page 2.") {
 		t.Errorf("page 1:\n%s", p1)
 	}
+	ev := strings.Join(pageTexts(evidenceSection(in)), "\n")
+	if !strings.Contains(ev, "What to do, in the engine's settings: The analysis's own advice.") ||
+		strings.Count(ev, "⚠ ") != 1 || !strings.Contains(ev, "⚠ The only warning.") {
+		t.Errorf("evidence:\n%s", ev)
+	}
 	a.Warnings = nil
-	if md := renderMarkdown(in, nil); strings.Contains(md, "## Warnings") {
+	if md := renderMarkdown(in, nil); strings.Contains(md, "### Warnings") || strings.Contains(md, "warning (") {
 		t.Errorf("no analysis warnings, yet a warnings section:\n%s", md)
 	}
 }

@@ -36,7 +36,7 @@ func writeSummarySheet(f *excelize.File, st styles, in *input, texts formulaText
 	}
 	_ = set("A2", fmt.Sprintf("Run %s, %s", a.RunID, dateText(in.date)), 0)
 	_ = set("A3", a.Answer, st.boldWrap)
-	_ = set("A4", fmt.Sprintf("Bottleneck: %s. What to do: %s", bottleneckVerdict(a.Overall.Bottleneck), a.Overall.Advice), st.wrap)
+	_ = set("A4", headlineText(a), st.wrap)
 	if banner := speedUpBanner(a); banner != "" {
 		_ = set("A5", "⚠ "+banner+".", st.bold)
 		_ = f.MergeCell(sh, "A5", "F5")
@@ -225,8 +225,9 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 	_ = f.SetCellValue(sh, cellName(1, r, false), "Capacity plan from the analysis (static)")
 	_ = f.SetCellStyle(sh, cellName(1, r, false), cellName(1, r, false), st.bold)
 	r++
-	hdr := []any{"GPU", "basis", "users per replica", "target users", "replicas", "GPUs", "cost per month (USD)", "USD per M output tokens",
-		"USD per GPU-hour", "price"}
+	u := unitNoun(in.a)
+	hdr := []any{u, "basis", "users per replica", "target users", "replicas", u + "s", "cost per month (USD)", "USD per M output tokens",
+		"USD per " + u + "-hour", "price"}
 	if err := f.SetSheetRow(sh, cellName(1, r, false), &hdr); err != nil {
 		return err
 	}
@@ -234,12 +235,8 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 	_ = f.SetRowHeight(sh, r, 30) // two lines: "cost per month (USD)" wraps in its column
 	for _, w := range ws {
 		r++
-		basis := "measured"
-		if w.Projected {
-			basis = "projected"
-		}
-		row := []any{w.GPU, basis, wholeUsers(w.UsersPerReplica), w.TargetUsers, w.Replicas, w.GPUs, w.CostPerMonthUSD, w.CostPerMOutputUSD,
-			positive(w.GPUHourUSD), priceSource(w)}
+		row := []any{w.GPU, basisText(in.a, w), wholeUsers(w.UsersPerReplica), w.TargetUsers, w.Replicas, w.GPUs, priceCell(w.CostPerMonthUSD),
+			priceCell(w.CostPerMOutputUSD), priceCell(w.GPUHourUSD), priceSource(w)}
 		if err := f.SetSheetRow(sh, cellName(1, r, false), &row); err != nil {
 			return err
 		}
@@ -312,4 +309,26 @@ func xlsxKeyNumbers(a *analysis.Analysis, st styles) []keyNumber {
 		{"Headline source", src, "", 0},
 		{"SLA", constraintsText(a.Constraints), "", 0},
 	}
+}
+
+// priceCell is a sizing row's price or cost cell: the number, or noPrice ("—") when it
+// is 0 or unknown, as the PDF and the Markdown show it.
+func priceCell(v float64) any {
+	if !finite(v) || v <= 0 {
+		return noPrice
+	}
+	return v
+}
+
+// headlineText is the workbook's line under the answer: what a user is, what limits
+// capacity, what to do and how sure, as page 1 of the PDF says them.
+func headlineText(a *analysis.Analysis) string {
+	h := a.Headline
+	var parts []string
+	for _, l := range [][2]string{{"", h.Note}, {"What limits it: ", h.Limit}, {"What to do: ", h.Action}, {"How sure: ", h.Certainty}} {
+		if l[1] != "" {
+			parts = append(parts, l[0]+l[1])
+		}
+	}
+	return strings.Join(parts, " ")
 }
