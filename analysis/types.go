@@ -16,14 +16,15 @@ import (
 const FileAnalysis = "analysis.json"
 
 // FormatVersion is the version of analysis.json this package writes
-// (Analysis.FormatVersion): 4 renames a step's "cancelled" count "unfinished" (requests
+// (Analysis.FormatVersion): 5 adds the headline (the executive summary's plain
+// lines) and words the answer for a manager; 4 renames a step's "cancelled" count "unfinished" (requests
 // still in flight when the step ended, now judged as censored values), adds a step's
 // cut_by_step_timeout and the "unfinished" and "step-timeout" warning kinds (the
 // "cancelled" kind is gone); 3 gives the capacity a range (bracket or prediction
 // interval) apart from its resampling noise, and segments their capacity search; 2 had
 // typed warnings (objects with kind, segment, step and message) and a bootstrap band;
 // files without it (0) hold plain-string warnings. Older files should be re-analysed.
-const FormatVersion = 4
+const FormatVersion = 5
 
 // Regime is the bottleneck a step or a segment is in.
 type Regime string
