@@ -3,6 +3,7 @@ package report
 import (
 	_ "embed"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/johnfercher/maroto/v2"
@@ -200,10 +201,11 @@ func appendRows(dst []core.Row, rows ...core.Row) []core.Row {
 // table builds a header row and zebra data rows; sizes are grid columns (sum ≤ 24).
 // Numeric columns (all but the first) are right-aligned.
 func table(headers []string, sizes []int, rows [][]string) []core.Row {
-	hdr := tableRow(headers, sizes, true).WithStyle(&props.Cell{BackgroundColor: colHeaderBG})
+	right := numericColumns(len(sizes), rows)
+	hdr := tableRow(headers, sizes, right, true).WithStyle(&props.Cell{BackgroundColor: colHeaderBG})
 	out := []core.Row{&tableHead{Row: hdr}}
 	for i, r := range rows {
-		tr := tableRow(r, sizes, false)
+		tr := tableRow(r, sizes, right, false)
 		if i%2 == 1 {
 			tr = tr.WithStyle(&props.Cell{BackgroundColor: colZebra})
 		}
@@ -252,14 +254,31 @@ func flowFit(m core.Maroto, rows []core.Row, fits func(h float64) bool) {
 }
 
 // tableRow is one table row, as tall as its tallest (wrapped) cell.
-func tableRow(cells []string, sizes []int, header bool) core.Row {
-	return row.New().Add(tableCols(cells, sizes, header)...)
+func tableRow(cells []string, sizes []int, right []bool, header bool) core.Row {
+	return row.New().Add(tableCols(cells, sizes, right, header)...)
 }
 
-// tableCols are a table row's cells; numeric columns (all but the first) right-aligned.
-// Every cell keeps 1 mm under its last line, so descenders (g, p, y) are not painted
-// over by the next row's background.
-func tableCols(cells []string, sizes []int, header bool) []core.Col {
+// numericColumns reports, for each of n columns, whether it is numeric: not the first,
+// and every non-empty cell of rows in it starts like a number ("186", "$2.50",
+// "≥ 16 users", "–", "✓"). Numeric columns are right-aligned, text columns left.
+func numericColumns(n int, rows [][]string) []bool {
+	out := make([]bool, n)
+	for i := 1; i < n; i++ {
+		out[i] = true
+		for _, r := range rows {
+			if i < len(r) && r[i] != "" && !strings.ContainsRune("0123456789+-−.$≥≤<>~–—✓✗", []rune(r[i])[0]) {
+				out[i] = false
+				break
+			}
+		}
+	}
+	return out
+}
+
+// tableCols are a table row's cells; numeric columns (right) right-aligned. Every cell
+// keeps 1 mm under its last line, so descenders (g, p, y) are not painted over by the
+// next row's background.
+func tableCols(cells []string, sizes []int, right []bool, header bool) []core.Col {
 	cols := make([]core.Col, 0, len(sizes))
 	for i, size := range sizes {
 		v := ""
@@ -267,7 +286,7 @@ func tableCols(cells []string, sizes []int, header bool) []core.Col {
 			v = cells[i]
 		}
 		p := props.Text{Size: 7, Top: 0.9, Bottom: 1, Left: 0.8, Right: 0.8}
-		if i > 0 {
+		if i < len(right) && right[i] {
 			p.Align = align.Right
 		}
 		if header {

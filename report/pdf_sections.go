@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/johnfercher/maroto/v2/pkg/components/row"
@@ -134,22 +135,22 @@ func thinkTimeText(a *analysis.Analysis) string {
 }
 
 // workloadSection states the SLA, the segments and their mix weights, and the ladder:
-// one block.
+// three blocks, so the section can start at the foot of a page.
 func workloadSection(in *input) []block {
 	a := in.a
 	p := a.Plan
-	rows := []core.Row{heading(headWorkload), subheading("SLA")}
-	hdr, sla := slaTable(a)
-	rows = append(rows, table(hdr, []int{8, 8, 8}, sla)...)
-	rows = append(rows, para(thinkTimeText(a)))
-	rows = append(rows, subheading("Segments and mix"))
-	hdr, segs := segmentsTable(a)
-	rows = append(rows, table(hdr, []int{5, 3, 6, 6, 4}, segs)...)
-	rows = append(rows, subheading("Ladder and target"), para(ladderText(a)))
+	sla := block{heading(headWorkload), subheading("SLA")}
+	hdr, data := slaTable(a)
+	sla = append(sla, table(hdr, []int{8, 8, 8}, data)...)
+	sla = append(sla, para(thinkTimeText(a)))
+	segs := block{subheading("Segments and mix")}
+	hdr, data = segmentsTable(a)
+	segs = append(segs, table(hdr, []int{5, 3, 6, 6, 4}, data)...)
+	ladder := block{subheading("Ladder and target"), para(ladderText(a))}
 	if d := strings.TrimSpace(p.Description); d != "" {
-		rows = append(rows, para(d))
+		ladder = append(ladder, para(d))
 	}
-	return []block{rows}
+	return []block{sla, segs, ladder}
 }
 
 // distText describes a token distribution.
@@ -188,6 +189,12 @@ func ladderText(a *analysis.Analysis) string {
 	for _, r := range p.Ladder.Rate {
 		levels = append(levels, auto(r))
 	}
+	for _, u := range p.Ladder.Users {
+		levels = append(levels, fmt.Sprint(u))
+	}
+	if len(levels) == 0 { // a capacity search: the loads it measured
+		levels = measuredLoads(a)
+	}
 	target := p.Target.URL
 	if p.Target.IsSimulator() {
 		s := p.Target.Simulator
@@ -199,6 +206,25 @@ func ladderText(a *analysis.Analysis) string {
 	}
 	return fmt.Sprintf("Schedule: %s; load levels: %s. Measurement window per step: %s. Target: %s, model %s.%s",
 		orDash(a.Schedule), orDash(strings.Join(levels, ", ")), p.Ladder.Duration, target, orDash(p.Target.Model), mix)
+}
+
+// measuredLoads are the distinct loads of every segment's steps, ascending (a
+// capacity search's levels, which the plan does not list).
+func measuredLoads(a *analysis.Analysis) []string {
+	var loads []float64
+	for _, seg := range allSegments(a) {
+		for _, st := range seg.Steps {
+			if finite(st.Load) {
+				loads = append(loads, st.Load)
+			}
+		}
+	}
+	slices.Sort(loads)
+	var out []string
+	for _, l := range slices.Compact(loads) {
+		out = append(out, loadText(l))
+	}
+	return out
 }
 
 // segmentSection is one segment's results as one block (one page where it fits): its

@@ -1,0 +1,37 @@
+package report
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/plan"
+)
+
+// A column of numbers (prices, counts, "≥ 16 users", "–") is right-aligned; a column
+// holding words (a method, a bottleneck) is left-aligned, as is the first column.
+func TestPDFTableAlignsNumbersRightAndWordsLeft(t *testing.T) {
+	rows := [][]string{
+		{"short", "186 users", "measured (the largest load that met the SLA)", "queue", "$2.50", "≥ 16 users", "✓"},
+		{"mix", "–", "model projection", "", "—", "12", "✗"},
+	}
+	got := numericColumns(7, rows)
+	want := []bool{false, true, false, false, true, true, true}
+	if !slices.Equal(got, want) {
+		t.Errorf("numericColumns = %v, want %v", got, want)
+	}
+}
+
+// A capacity search lists no levels in the plan: the ladder text names the loads it
+// measured, ascending and once each, instead of "load levels: –".
+func TestLadderTextNamesASearchsMeasuredLoads(t *testing.T) {
+	a := &analysis.Analysis{Schedule: plan.ScheduleUsers}
+	a.Plan.Ladder.Search = &plan.Search{}
+	a.Segments = []analysis.SegmentAnalysis{{Segment: "mix", Steps: []analysis.StepStats{{Load: 100}, {Load: 25}, {Load: 186}}},
+		{Segment: "short", Steps: []analysis.StepStats{{Load: 25}, {Load: 400}}}}
+	got := ladderText(a)
+	if !strings.Contains(got, "load levels: 25, 100, 186, 400.") {
+		t.Errorf("ladderText = %q, want the measured loads 25, 100, 186, 400", got)
+	}
+}
