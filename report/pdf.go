@@ -3,6 +3,7 @@ package report
 import (
 	_ "embed"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/johnfercher/maroto/v2/pkg/consts/orientation"
 	"github.com/johnfercher/maroto/v2/pkg/consts/pagesize"
 	"github.com/johnfercher/maroto/v2/pkg/core"
+	"github.com/johnfercher/maroto/v2/pkg/core/entity"
 	"github.com/johnfercher/maroto/v2/pkg/props"
 	"github.com/johnfercher/maroto/v2/pkg/repository"
 	"github.com/llmcap/llmcap/rundir"
@@ -115,7 +117,7 @@ func buildPDF(in *input, charts []Chart) (core.Maroto, error) {
 func evidencePages(m core.Maroto, g *gauge, in *input, byName map[string]Chart) {
 	a := in.a
 	m.AddPages(page.New())
-	place(m, g, []block{evidenceSection(in)}) // taller than a page with many warnings: it breaks where it must
+	place(m, g, rowBlocks(evidenceSection(in))) // often taller than a page (every warning): it breaks between rows
 	place(m, g, workloadSection(in))
 	place(m, g, capacitySection(in))
 	for _, seg := range allSegments(a) {
@@ -130,6 +132,16 @@ func evidencePages(m core.Maroto, g *gauge, in *input, byName map[string]Chart) 
 	place(m, g, appendixSection(in))
 }
 
+// rowBlocks makes each row its own block, for a section that may break between any
+// two rows.
+func rowBlocks(rows []core.Row) []block {
+	out := make([]block, len(rows))
+	for i, r := range rows {
+		out[i] = block{r}
+	}
+	return out
+}
+
 // pdfHeader is the header on every page: the title left, run id and date right.
 func pdfHeader(in *input) core.Row {
 	return row.New(pdfHeaderH).Add(
@@ -141,7 +153,7 @@ func pdfHeader(in *input) core.Row {
 // pdfFooter is the footer on every page.
 func pdfFooter(in *input) core.Row {
 	return row.New(pdfFooterH).Add(
-		text.NewCol(18, footerText(in), props.Text{Size: 7, Top: 3, Color: colGrey}),
+		text.NewCol(18, footerText(in), props.Text{Size: 7, Top: 2, Color: colGrey}),
 		col.New(6),
 	)
 }
@@ -232,11 +244,16 @@ func flow(m core.Maroto, newPage bool, rows []core.Row) {
 	if newPage {
 		m.AddPages(page.New())
 	}
-	flowFit(m, rows, m.FitlnCurrentPage)
+	flowFit(m, rows, m.FitlnCurrentPage, nil)
 }
 
-// flowFit is flow with fits telling whether h mm more fit on the current page.
-func flowFit(m core.Maroto, rows []core.Row, fits func(h float64) bool) {
+// flowFit is flow with fits telling whether h mm more fit on the current page. With
+// height (a row's laid-out height in mm), any other row that does not fit starts a
+// new page too, before maroto would: fits keeps a slack (pdfPageSlack) that maroto's
+// own exact fit does not, and a page filled to its last fraction of a millimetre can
+// overflow when drawn, which makes the PDF library break the page itself and shifts
+// every later page against its header, footer and backgrounds.
+func flowFit(m core.Maroto, rows []core.Row, fits func(h float64) bool, height func(core.Row) float64) {
 	for _, r := range rows {
 		switch r := r.(type) {
 		case *tableHead:
@@ -246,10 +263,43 @@ func flowFit(m core.Maroto, rows []core.Row, fits func(h float64) bool) {
 		case *tableData:
 			if !fits(pdfRowH) {
 				m.AddPages(page.New())
-				m.AddRows(r.head)
+				m.AddRows(onGrid(r.head))
+			}
+		default:
+			if height != nil && !fits(height(r)) {
+				m.AddPages(page.New())
 			}
 		}
-		m.AddRows(r)
+		m.AddRows(onGrid(r))
+	}
+}
+
+// gridRow is a row whose height is rounded up to a multiple of pdfHeightGrid mm.
+// maroto fills each page to exactly its height and lets the PDF library break the
+// page at the next row; row heights such as 4.4 mm or 7 pt text lines sum with
+// rounding errors, and a page summing a fraction of a nanometre over its height
+// breaks early, at its footer, which then lands on a page of its own and shifts
+// every later page against its header, footer and cell backgrounds. Heights that
+// are multiples of a power of two sum exactly.
+type gridRow struct{ core.Row }
+
+// pdfHeightGrid is the height grid in mm (2⁻⁶: sums of multiples are exact).
+const pdfHeightGrid = 1.0 / 64
+
+// onGrid wraps r as a gridRow.
+func onGrid(r core.Row) core.Row { return gridRow{r} }
+
+// GetHeight is the wrapped row's height rounded up to the grid.
+func (g gridRow) GetHeight(p core.Provider, c *entity.Cell) float64 {
+	return math.Ceil(g.Row.GetHeight(p, c)/pdfHeightGrid) * pdfHeightGrid
+}
+
+// Render draws the wrapped row, then moves down by the rest of its gridded height.
+func (g gridRow) Render(p core.Provider, c entity.Cell) {
+	h := g.Row.GetHeight(p, &c)
+	g.Row.Render(p, c)
+	if rest := g.GetHeight(p, &c) - h; rest > 0 {
+		p.CreateRow(rest)
 	}
 }
 

@@ -60,8 +60,15 @@ func (g *gauge) height(rows []core.Row) float64 {
 // adds the header's height to rows that already hold the header, so it is asked for
 // h less the header.
 func (g *gauge) fits(m core.Maroto, h float64) bool {
-	return m.FitlnCurrentPage(h - g.headerH)
+	return m.FitlnCurrentPage(h - g.headerH + pdfPageSlack)
 }
+
+// pdfPageSlack is the space in mm that placement leaves free at a page's foot:
+// rows measured to fill a page exactly can draw a fraction of a millimetre taller.
+const pdfPageSlack = 2.0
+
+// rowHeight is one row's laid-out height in mm (see height).
+func (g *gauge) rowHeight(r core.Row) float64 { return g.height([]core.Row{r}) }
 
 // pageContentH is the height in mm a page holds between its header and its footer.
 func (g *gauge) pageContentH() float64 {
@@ -78,7 +85,7 @@ func place(m core.Maroto, g *gauge, blocks []block) {
 	for i, b := range blocks {
 		fits := func(h float64) bool { return g.fits(m, h) }
 		if len(b) == 0 || isTail(b) {
-			flowFit(m, b, fits)
+			flowFit(m, b, fits, g.rowHeight)
 			continue
 		}
 		h := g.height(b)
@@ -90,7 +97,7 @@ func place(m core.Maroto, g *gauge, blocks []block) {
 		if !g.fits(m, min(h, g.pageContentH()-1)) {
 			m.AddPages(page.New())
 		}
-		flowFit(m, b, fits)
+		flowFit(m, b, fits, g.rowHeight)
 	}
 }
 
