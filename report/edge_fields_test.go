@@ -54,9 +54,9 @@ func TestEdgeFieldsFormatting(t *testing.T) {
 		c    analysis.Capacity
 		want string
 	}{
-		{analysis.Capacity{RangeLow: 64, OpenEnded: true}, "≥ 64.0"},
-		{analysis.Capacity{RangeLow: 40, RangeHigh: 64, OpenEnded: true}, "40.0 – > 64.0"},
-		{analysis.Capacity{RangeLow: 40, RangeHigh: 64}, "40.0 – 64.0"},
+		{analysis.Capacity{RangeLow: 64, OpenEnded: true}, "≥ 64"},
+		{analysis.Capacity{RangeLow: 40, RangeHigh: 64, OpenEnded: true}, "40 – > 64"},
+		{analysis.Capacity{RangeLow: 40, RangeHigh: 64}, "40 – 64"},
 	} {
 		if got := rangeText(tc.c); got != tc.want {
 			t.Errorf("rangeText(%+v) = %q, want %q", tc.c, got, tc.want)
@@ -168,7 +168,7 @@ func TestPDFEdgeFields(t *testing.T) {
 		t.Errorf("at_least segment capacity = %q", r)
 	}
 	seg1 := pageTexts(rowsOf(segmentSection(in, a.Segments[1], nil)))
-	if !strings.Contains(seg1[1], "range 40.0 – > 64.0, projected by the queueing model") {
+	if !strings.Contains(seg1[1], "range 40 – > 64, projected by the queueing model") {
 		t.Errorf("open-ended model segment capacity = %q", seg1[1])
 	}
 	model := pageTexts(rowsOf(modelSection(in, nil)))
@@ -222,7 +222,7 @@ func TestMarkdownCSVXLSXEdgeFields(t *testing.T) {
 		"| http_500 | 12 | HTTP 500: upstream overloaded stack frame",
 		"| timeout | 3 | context deadline exceeded |",
 		"| short-chat | 60% | ≥ 128 concurrency | ≥ 128 | at least (no limit reached within the ladder) |",
-		"| 40.0 – > 64.0 | projected by the queueing model |",
+		"| 40 – > 64 | projected by the queueing model |",
 		"| Method | SLA missed at the lowest load |",
 		"| $3.75 |", "| $2.50\\* |", "No catalog price for this GPU",
 	} {

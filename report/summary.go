@@ -65,7 +65,7 @@ func capacityText(a *analysis.Analysis, c analysis.Capacity) string {
 		}
 		return "–"
 	}
-	s := auto(x) + " " + loadName(a)
+	s := loadText(x) + " " + loadName(a)
 	if c.Method == methodAtLeast {
 		s = "≥ " + s
 	}

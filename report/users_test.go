@@ -42,7 +42,7 @@ func TestUsersLadderWords(t *testing.T) {
 	if got := usersLabel(conv.Overall); got != "Users per replica (estimated: X · (R + Z), think time 10.0 s)" {
 		t.Errorf("converted users label %q", got)
 	}
-	if got := capacityText(conv, conv.Overall); got != "23.0 concurrency" {
+	if got := capacityText(conv, conv.Overall); got != "23 concurrency" {
 		t.Errorf("converted capacity %q, want the concurrency", got)
 	}
 	if got := thinkTimeText(conv); !strings.Contains(got, "users are estimated") {

@@ -72,7 +72,7 @@ func noiseText(c analysis.Capacity) string {
 	if !(c.NoiseHigh > 0) || !finite(c.NoiseLow) {
 		return "–"
 	}
-	return fmt.Sprintf("%s – %s", auto(c.NoiseLow), auto(c.NoiseHigh))
+	return fmt.Sprintf("%s – %s", loadText(c.NoiseLow), loadText(c.NoiseHigh))
 }
 
 // rangeText is the range a capacity lies in: "lo – hi", "≥ lo" when open-ended
@@ -80,13 +80,13 @@ func noiseText(c analysis.Capacity) string {
 func rangeText(c analysis.Capacity) string {
 	switch {
 	case c.OpenEnded && c.RangeHigh <= 0:
-		return "≥ " + auto(c.RangeLow)
+		return "≥ " + loadText(c.RangeLow)
 	case c.OpenEnded:
-		return fmt.Sprintf("%s – > %s", auto(c.RangeLow), auto(c.RangeHigh))
+		return fmt.Sprintf("%s – > %s", loadText(c.RangeLow), loadText(c.RangeHigh))
 	case c.RangeLow <= 0 && c.RangeHigh <= 0:
 		return "–"
 	}
-	return fmt.Sprintf("%s – %s", auto(c.RangeLow), auto(c.RangeHigh))
+	return fmt.Sprintf("%s – %s", loadText(c.RangeLow), loadText(c.RangeHigh))
 }
 
 // ciHighCell is a capacity's upper range bound for a workbook cell: empty (nil) when
