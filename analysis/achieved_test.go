@@ -89,7 +89,7 @@ func TestSaturatedFirstRateIsNotCalledUnloaded(t *testing.T) {
 	a := openRunSLA(t, v, []float64{2, 3}, 500)
 	c := a.Overall
 	t.Logf("answer: %s\nadvice: %s", a.Answer, c.Advice)
-	if c.Method != MethodBelowFirstStep || !c.FirstStepSaturated || !strings.Contains(a.Answer, saturatedFirstStep) ||
+	if c.Method != MethodBelowFirstStep || !c.FirstStepSaturated || !strings.Contains(c.BottleneckEvidence, saturatedFirstStep) || !strings.Contains(a.Answer, "cannot keep up") ||
 		!strings.Contains(a.Answer, "test lower rates") || strings.Contains(a.Answer, "unloaded") ||
 		strings.Contains(a.Answer, "no number of replicas") || strings.Contains(c.Advice, "cannot help") {
 		t.Errorf("capacity %+v\nanswer %q", c, a.Answer)

@@ -88,7 +88,9 @@ func adviceFor(c Capacity, sa *SegmentAnalysis, dep deployment, device string) s
 		return noDataAdvice(sa.Steps)
 	}
 	if c.Method == MethodBelowFirstStep && c.FirstStepSaturated {
-		return "One replica cannot keep up even with the lowest rate tested, so its requests queue: test lower rates to find what one replica serves within the SLA; more replicas behind a load balancer share the load."
+		one, many := ladderWords(stepsSchedule(sa.Steps))
+		return "One replica cannot keep up even with the lowest " + one + " tested, so its requests queue: test lower " + many +
+			" to find what one replica serves within the SLA; more replicas behind a load balancer share the load."
 	}
 	if c.Method == MethodBelowFirstStep {
 		faster := "a faster GPU"

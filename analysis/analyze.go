@@ -217,6 +217,9 @@ func analyzeSegment(name string, weight float64, inputs []stepInput, st *store, 
 	bn := bottleneckOf(r, steps, ev.rc)
 	c.Bottleneck, c.QueueLimit, c.BottleneckEvidence = bn.regime, bn.limit, bn.evidence
 	c.FirstStepSaturated = saturatedBelowFirst(c, steps)
+	if c.FirstStepSaturated && c.Bottleneck == RegimeNone {
+		c.Bottleneck = RegimeQueue // saturated at the lowest load: requests queue
+	}
 	atCapacity(&c, r, steps, ev.sf, p.SLA.ThinkTime.Seconds())
 	c.RangeLow, c.RangeHigh = r.lo, r.hi
 	if r.pass >= 0 {

@@ -21,7 +21,8 @@ func limitWords(a *Analysis, c Capacity, sa *SegmentAnalysis, dep deployment) st
 	case c.Bottleneck == RegimeErrors:
 		return "Beyond this load too many requests fail."
 	case c.Method == MethodBelowFirstStep && c.FirstStepSaturated:
-		return "Even the lowest rate tested is more than one server keeps up with, so requests pile up."
+		one, _ := ladderWords(stepsSchedule(sa.Steps))
+		return "Even the lowest " + one + " tested is more than one server keeps up with, so requests wait in line."
 	case c.Method == MethodBelowFirstStep:
 		return "The SLA is stricter than this deployment's response time even when it is nearly idle."
 	case c.Method == MethodAtLeast || c.Method == MethodModel:

@@ -409,14 +409,35 @@ func serverStepOf(r capResult, steps []StepStats) *StepStats {
 	return &steps[i]
 }
 
-// saturatedFirstStep opens the evidence of an open loop saturated at its lowest rate.
-const saturatedFirstStep = "the server is saturated already at the lowest rate tested"
+// saturatedFirstStep opens the evidence of a ladder saturated at its lowest load.
+const saturatedFirstStep = "the server is saturated already at the lowest load tested"
 
-// firstStepSaturated reports whether s, the lowest load of a ladder, is an open loop
-// the server could not keep up with (it completed less than the rate offered): it is
-// saturated, not unloaded.
+// firstStepSaturated reports whether s, the lowest load of a ladder, already saturated
+// the server, so it is loaded, not nearly idle: an open loop the server could not keep
+// up with (it completed less than the rate offered), or a closed loop (concurrency or
+// users) whose requests queue (regime queue: TTFT grows with the wait for a slot).
 func firstStepSaturated(s *StepStats) bool {
-	return s.Schedule == plan.ScheduleRate && s.AchievedRateRps > 0 && s.LittleThroughputRps < s.Rate
+	if s.Schedule == plan.ScheduleRate {
+		return s.AchievedRateRps > 0 && s.LittleThroughputRps < s.Rate
+	}
+	return s.Regime == RegimeQueue
+}
+
+// ladderWords are the words for a ladder's loads on schedule sched, singular and plural:
+// "rate"/"rates" for an open loop, "load"/"loads" for a closed one.
+func ladderWords(sched string) (one, many string) {
+	if sched == plan.ScheduleRate {
+		return "rate", "rates"
+	}
+	return "load", "loads"
+}
+
+// stepsSchedule is the schedule of a segment's steps ("" without steps).
+func stepsSchedule(steps []StepStats) string {
+	if len(steps) == 0 {
+		return ""
+	}
+	return steps[0].Schedule
 }
 
 // saturatedBelowFirst is Capacity.FirstStepSaturated of c, the capacity of a ladder of
@@ -435,9 +456,11 @@ func belowFirstStepEvidence(s *StepStats) string {
 	}
 	what := "the SLA is below the latency at the lowest load tested"
 	switch {
-	case firstStepSaturated(s):
+	case firstStepSaturated(s) && s.Schedule == plan.ScheduleRate:
 		what = fmt.Sprintf("%s (it completed %.2f of %.2f requests/s offered)", saturatedFirstStep,
 			s.AchievedRateRps, s.sentRateRps)
+	case firstStepSaturated(s):
+		what = saturatedFirstStep + " (its requests queue for a free slot)"
 	case s.Schedule != plan.ScheduleRate && s.Load <= 1:
 		what = "the SLA is below the unloaded latency"
 	}

@@ -152,8 +152,9 @@ func answerSentence(a *Analysis, sz sizing) string {
 		return fmt.Sprintf("%s%s cannot be sized: %s (error-rate bound %s) — fix the target before capacity can be measured.",
 			who, src, c.BottleneckEvidence, strings.TrimPrefix(c.LimitingConstraint, "error rate ≤ ")) + speedUpNote(a)
 	case c.Method == MethodBelowFirstStep && c.FirstStepSaturated:
-		return fmt.Sprintf("%s%s misses the SLA (%s) already at the lowest load tested: %s; test lower rates to find what one replica serves.",
-			who, src, orDash(c.LimitingConstraint), c.BottleneckEvidence) + speedUpNote(a)
+		one, many := ladderWords(a.Schedule)
+		return fmt.Sprintf("%s%s misses the SLA (%s) already at the lowest %s tested: it cannot keep up, so requests wait in line; test lower %s to find what one replica serves.",
+			who, src, orDash(c.LimitingConstraint), one, many) + speedUpNote(a)
 	case c.Method == MethodBelowFirstStep:
 		why := "no load met it"
 		if c.BottleneckEvidence != "" {

@@ -361,10 +361,10 @@ type Capacity struct {
 	// beyond the last step, at most 2×), "below_first_step" (the SLA fails at the
 	// lowest load) or "no_data".
 	Method CapacityMethod `json:"method"`
-	// FirstStepSaturated (method below_first_step): the lowest load tested, an open
-	// loop, was already past saturation (the server completed fewer requests than
-	// offered, so they queued): test lower rates. False when the SLA is simply tighter
-	// than the latency at the lowest load.
+	// FirstStepSaturated (method below_first_step): the lowest load tested was already
+	// past saturation (an open loop: the server completed fewer requests than offered;
+	// a closed loop: its requests queued for a slot): test lower loads. False when the
+	// SLA is simply tighter than the latency at the lowest load.
 	FirstStepSaturated bool `json:"first_step_saturated,omitempty"`
 	// Bottleneck is the regime that limits capacity: queue, prefill, decode, errors
 	// (the error-rate bound fails) or none.
