@@ -34,6 +34,19 @@ const (
 	ChartDPI    = 200
 )
 
+// HalfChartWidth × HalfChartHeight is the canvas of a chart placed at half the page's
+// width (two side by side: the PDF's segment and model pages). Drawn with the same
+// font sizes and scaled into its 90 mm cell (×0.8), its text prints at about 6.5 pt,
+// where the full-size PNG scaled into half the width would print at about 4 pt.
+const (
+	HalfChartWidth  = 11 * vg.Centimeter
+	HalfChartHeight = 5.5 * vg.Centimeter
+)
+
+// halfWidthKinds are the chart kinds the PDF places at half width (chartPairs), for
+// which buildCharts also renders Chart.PNGHalf.
+var halfWidthKinds = map[string]bool{"throughput": true, "itl": true, "fit": true, "pareto": true, "cdf": true}
+
 // pngDPI is the resolution buildCharts renders at (ChartDPI; tests lower it to keep
 // the race detector's run short).
 var pngDPI = ChartDPI
@@ -55,6 +68,10 @@ type Chart struct {
 	Caption string
 	// SVG and PNG are the rendered bytes (PNG at ChartDPI).
 	SVG, PNG []byte
+	// PNGHalf is the chart drawn on the compact HalfChartWidth × HalfChartHeight canvas
+	// at ChartDPI, for half-width placement (halfWidthKinds; nil for the other kinds).
+	// It is not written to charts/.
+	PNGHalf []byte
 	// Err is set when the chart could not be built or rendered (it is then skipped).
 	Err error
 }
@@ -149,6 +166,9 @@ func buildCharts(in *input) []Chart {
 			}
 			if err == nil {
 				out[i].PNG, err = RenderPNG(p, ChartWidth, ChartHeight, pngDPI)
+			}
+			if err == nil && halfWidthKinds[s.kind] {
+				out[i].PNGHalf, err = RenderPNG(p, HalfChartWidth, HalfChartHeight, pngDPI)
 			}
 			out[i].Err = err
 		}()

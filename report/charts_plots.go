@@ -23,6 +23,7 @@ import (
 // the values span more than 20×.
 func TTFTPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, error) {
 	p := newPlot("TTFT vs load: "+seg.Segment, loadLabel(a), "TTFT (ms)")
+	kept, out := evidenceSteps(seg.Steps)
 	var ys []float64
 	for _, s := range seg.Steps {
 		ttft := shown(s.TTFTMs)
@@ -38,38 +39,44 @@ func TTFTPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, e
 		{"p99", func(s analysis.Summary) float64 { return s.P99 }},
 	}
 	n := 0
+	var latePts plotter.XYs
 	for i, st := range stats {
-		pts := xys(seg.Steps, logY, func(s analysis.StepStats) (float64, float64) { return s.Load, st.get(shown(s.TTFTMs)) })
+		pts := xys(kept, logY, func(s analysis.StepStats) (float64, float64) { return s.Load, st.get(shown(s.TTFTMs)) })
 		if err := addCurve(p, "TTFT "+st.name, pts, i, logY); err != nil {
 			return nil, err
 		}
-		n += len(pts)
+		late := xys(out, logY, func(s analysis.StepStats) (float64, float64) { return s.Load, st.get(shown(s.TTFTMs)) })
+		latePts = append(latePts, late...)
+		n += len(pts) + len(late)
 	}
 	if n == 0 {
 		return nil, noData("no successful request of segment %s has a TTFT", seg.Segment)
 	}
-	threshold := math.NaN()
-	for _, c := range a.Constraints {
-		if c.Metric == "ttft" && c.ThresholdMs > 0 {
-			hline(p, "SLA "+constraintText(c), c.ThresholdMs, slaRed)
-			if !finite(threshold) {
-				threshold = c.ThresholdMs
-			}
-		}
+	if err := addLeftOut(p, latePts); err != nil {
+		return nil, err
 	}
+	var model plotter.XYs
 	if modelled(seg.Capacity.Method) {
-		var model plotter.XYs
 		for _, c := range shownCurve(a, seg) {
 			if finite(c.Load) && finite(c.TTFTp95Ms) && (!logY || c.TTFTp95Ms > 0) {
 				model = append(model, plotter.XY{X: c.Load, Y: c.TTFTp95Ms})
 			}
 		}
-		if err := addLine(p, "model TTFT p95", model, 4); err != nil {
-			return nil, err
-		}
 		for _, pt := range model {
 			ys = append(ys, pt.Y)
 		}
+	}
+	offScale := slaLines(p, a, "ttft", "", ys)
+	p.Title.Text += offScaleNote(offScale)
+	threshold := math.NaN()
+	for _, c := range a.Constraints {
+		if c.Metric == "ttft" && c.ThresholdMs > 0 && !slaOffScale(c.ThresholdMs, ys) {
+			threshold = c.ThresholdMs
+			break
+		}
+	}
+	if err := addLine(p, "model TTFT p95", model, 4); err != nil {
+		return nil, err
 	}
 	if err := markCapacity(p, a, seg, threshold, ys, logY); err != nil {
 		return nil, err
@@ -106,15 +113,21 @@ func markCapacity(p *plot.Plot, a *analysis.Analysis, seg analysis.SegmentAnalys
 // (dashed) and any ITL SLA threshold.
 func ITLPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, error) {
 	p := newPlot("ITL vs load: "+seg.Segment, loadLabel(a), "ITL (ms per token)")
-	p50 := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.ITLMs).P50 })
-	p95 := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.ITLMs).P95 })
-	if len(p50)+len(p95) == 0 {
+	kept, out := evidenceSteps(seg.Steps)
+	p50 := xys(kept, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.ITLMs).P50 })
+	p95 := xys(kept, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.ITLMs).P95 })
+	late := slices.Concat(xys(out, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.ITLMs).P50 }),
+		xys(out, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.ITLMs).P95 }))
+	if len(p50)+len(p95)+len(late) == 0 {
 		return nil, noData("no successful request of segment %s produced two or more output tokens, so ITL is undefined", seg.Segment)
 	}
 	if err := addSeries(p, "ITL p50", p50, 0, 0); err != nil {
 		return nil, err
 	}
 	if err := addSeries(p, "ITL p95", p95, 1, 0); err != nil {
+		return nil, err
+	}
+	if err := addLeftOut(p, late); err != nil {
 		return nil, err
 	}
 	if seg.Fit != nil {
@@ -192,9 +205,12 @@ func throughputCaption(sched string) string {
 // loads between them.
 func ThroughputPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, error) {
 	p := newPlot("Throughput and goodput: "+seg.Segment, loadLabel(a), "requests/s")
-	tput := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.RequestThroughput })
-	steady := xys(seg.Steps, true, func(s analysis.StepStats) (float64, float64) { return s.Load, s.LittleThroughputRps })
-	goodJoined, goodAlone := goodputSeries(seg.Steps)
+	kept, out := evidenceSteps(seg.Steps)
+	tput := xys(kept, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.RequestThroughput })
+	steady := xys(kept, true, func(s analysis.StepStats) (float64, float64) { return s.Load, s.LittleThroughputRps })
+	late := slices.Concat(xys(out, false, func(s analysis.StepStats) (float64, float64) { return s.Load, s.RequestThroughput }),
+		xys(out, true, func(s analysis.StepStats) (float64, float64) { return s.Load, s.LittleThroughputRps }))
+	goodJoined, goodAlone := goodputSeries(kept)
 	if err := addSeries(p, throughputWindowName, tput, 0, 0); err != nil {
 		return nil, err
 	}
@@ -204,18 +220,15 @@ func ThroughputPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.P
 	if err := addGoodput(p, goodJoined, goodAlone); err != nil {
 		return nil, err
 	}
+	if err := addLeftOut(p, late); err != nil {
+		return nil, err
+	}
 	var ys []float64
-	for _, pt := range slices.Concat(tput, goodJoined, goodAlone, steady) {
+	for _, pt := range slices.Concat(tput, goodJoined, goodAlone, steady, late) {
 		ys = append(ys, pt.Y)
 	}
 	if seg.Fit != nil {
-		var model plotter.XYs
-		for _, c := range shownCurve(a, seg) {
-			if finite(c.Load) && finite(c.Throughput) {
-				model = append(model, plotter.XY{X: c.Load, Y: c.Throughput})
-			}
-		}
-		if err := addLine(p, "model throughput", model, 1); err != nil {
+		if err := addLine(p, modelThroughputName(mixShare(seg)), modelThroughput(a, seg), 1); err != nil {
 			return nil, err
 		}
 	}
@@ -229,6 +242,23 @@ func ThroughputPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.P
 	p.Y.Min = 0
 	loadAxis(p, a, seg)
 	return p, nil
+}
+
+// modelThroughput is the model's predicted throughput (req/s) over the shown load
+// range: for a segment drawn from the mix, whose model was fitted to the mix's loads
+// and predicts the mix's throughput, scaled by the segment's share (mixShare).
+func modelThroughput(a *analysis.Analysis, seg analysis.SegmentAnalysis) plotter.XYs {
+	scale := 1.0
+	if share := mixShare(seg); share > 0 {
+		scale = share
+	}
+	var model plotter.XYs
+	for _, c := range shownCurve(a, seg) {
+		if finite(c.Load) && finite(c.Throughput) {
+			model = append(model, plotter.XY{X: c.Load, Y: scale * c.Throughput})
+		}
+	}
+	return model
 }
 
 // goodputSeries splits a segment's goodput points: joined, those of the leading
@@ -287,7 +317,7 @@ func FitPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 	if fit.Underdetermined {
 		return nil, noData("the model was fitted from %d steps, too few to identify it", fit.FitSteps)
 	}
-	p := newPlot(fmt.Sprintf("Model fit: %s (R² %s)", seg.Segment, num(fit.R2, 3)), loadLabel(a), "TTFT p95 (ms)")
+	p := newPlot(fitTitle(seg.Segment, fit.R2), loadLabel(a), "TTFT p95 (ms)")
 	var curve, upper, lower plotter.XYs
 	for _, c := range shownCurve(a, seg) {
 		if !finite(c.Load) || !finite(c.TTFTp95Ms) {
@@ -312,7 +342,9 @@ func FitPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 	if err := addLine(p, "model TTFT p95", curve, 4); err != nil {
 		return nil, err
 	}
-	meas := xys(seg.Steps, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.TTFTMs).P95 })
+	kept, out := evidenceSteps(seg.Steps)
+	meas := xys(kept, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.TTFTMs).P95 })
+	late := xys(out, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.TTFTMs).P95 })
 	if len(meas) > 0 {
 		sc, err := plotter.NewScatter(meas)
 		if err != nil {
@@ -322,14 +354,34 @@ func FitPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 		p.Add(sc)
 		p.Legend.Add("measured TTFT p95", sc)
 	}
+	if err := addLeftOut(p, late); err != nil {
+		return nil, err
+	}
+	var ys []float64
+	for _, pt := range slices.Concat(curve, upper, meas, late) {
+		ys = append(ys, pt.Y)
+	}
+	offScale := slaLines(p, a, "ttft", "p95", ys)
+	p.Title.Text += offScaleNote(offScale)
+	// An SLA line in the legend is drawn on the axis: extend it to the line.
 	for _, c := range a.Constraints {
-		if c.Metric == "ttft" && c.Stat == "p95" && c.ThresholdMs > 0 {
-			hline(p, "SLA "+constraintText(c), c.ThresholdMs, slaRed)
+		if c.Metric == "ttft" && c.Stat == "p95" && c.ThresholdMs > 0 && !slices.Contains(offScale, c.ThresholdMs) {
+			p.Y.Max = max(p.Y.Max, 1.1*c.ThresholdMs)
 		}
 	}
 	p.Y.Min = 0
 	loadAxis(p, a, seg)
 	return p, nil
+}
+
+// fitTitle is the fit chart's title: the segment and the fit's R² (3 decimals),
+// flagged "poor fit" below poorFitR2.
+func fitTitle(segment string, r2 float64) string {
+	r := "R² " + num(r2, 3)
+	if q := fitQualityText(r2); q != "" {
+		r += ", " + q
+	}
+	return fmt.Sprintf("Model fit: %s (%s)", segment, r)
 }
 
 // shownCurve is the part of a segment's model curve within the load axis that
@@ -369,36 +421,93 @@ func reversed(pts plotter.XYs) plotter.XYs {
 
 // ParetoPlot is per-user output tokens/s vs total output tokens/s, one line per segment
 // (and the mix), each point labelled with its load: the throughput/interactivity trade-off.
+// The axes run past the largest values so the labels at the extremes stay inside, and a
+// label that would print over an earlier one (two segments at one point) moves below it.
 func ParetoPlot(a *analysis.Analysis) (*plot.Plot, error) {
 	p := newPlot("Per-user vs total output tokens/s (points labelled with load)", "total output tokens/s", "per-user output tokens/s")
-	for i, seg := range allSegments(a) {
-		var pts plotter.XYs
-		var labels []string
+	type series struct {
+		pts    plotter.XYs
+		labels []string
+	}
+	var all []series
+	xHi, yHi := 0.0, 0.0
+	for _, seg := range allSegments(a) {
+		var sr series
 		for _, s := range seg.Steps {
 			if stepSucceeded(s) && finite(s.OutputTokenThroughput) && finite(s.PerUserOutputTokensPerS) {
-				pts = append(pts, plotter.XY{X: s.OutputTokenThroughput, Y: s.PerUserOutputTokensPerS})
-				labels = append(labels, loadText(s.Load))
+				sr.pts = append(sr.pts, plotter.XY{X: s.OutputTokenThroughput, Y: s.PerUserOutputTokensPerS})
+				sr.labels = append(sr.labels, loadText(s.Load))
+				xHi, yHi = max(xHi, s.OutputTokenThroughput), max(yHi, s.PerUserOutputTokensPerS)
 			}
 		}
-		if err := addSeries(p, seg.Segment, pts, i, 0); err != nil {
+		all = append(all, sr)
+	}
+	var placed []paretoLabel
+	for i, seg := range allSegments(a) {
+		sr := all[i]
+		if err := addSeries(p, seg.Segment, sr.pts, i, 0); err != nil {
 			return nil, err
 		}
-		if len(pts) == 0 {
-			continue
+		for j, pt := range sr.pts {
+			lb := paretoLabel{x: pt.X / max(xHi, 1e-12), y: pt.Y / max(yHi, 1e-12)}
+			lb.line = lb.freeLine(placed)
+			placed = append(placed, lb)
+			if err := addParetoLabel(p, pt, sr.labels[j], i, lb.line); err != nil {
+				return nil, err
+			}
 		}
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
-		if err != nil {
-			return nil, fmt.Errorf("pareto labels: %w", err)
-		}
-		for j := range lb.TextStyle {
-			lb.TextStyle[j].Font.Size, lb.TextStyle[j].Font.Variant = vg.Points(6), chartFontVariant
-			lb.TextStyle[j].Color = plotutil.Color(i)
-		}
-		lb.Offset = vg.Point{X: vg.Points(3), Y: vg.Points(2)}
-		p.Add(lb)
 	}
 	p.X.Min, p.Y.Min = 0, 0
+	if xHi > 0 && yHi > 0 {
+		p.X.Max, p.Y.Max = paretoPadX*xHi, paretoPadY*yHi
+	}
 	return p, nil
+}
+
+// paretoPadX and paretoPadY are the Pareto axes' ends as multiples of the largest
+// value: room right of and above the last point for its label.
+const (
+	paretoPadX = 1.12
+	paretoPadY = 1.1
+)
+
+// paretoLabel is a placed point label: its point over the axes' maxima (0–1) and the
+// text line it was moved down to (0 = beside the point).
+type paretoLabel struct {
+	x, y float64
+	line int
+}
+
+// freeLine is the first text line below the point at which the label does not print
+// over a placed one near the same point (within 6% of the x axis, 5% of the y axis).
+func (l paretoLabel) freeLine(placed []paretoLabel) int {
+	line := 0
+	for taken := true; taken; {
+		taken = false
+		for _, q := range placed {
+			if q.line == line && math.Abs(q.x-l.x) < 0.06 && math.Abs(q.y-l.y) < 0.05 {
+				taken, line = true, line+1
+				break
+			}
+		}
+	}
+	return line
+}
+
+// addParetoLabel labels point pt with text in palette colour i, line text lines
+// below its usual place up-right of the point.
+func addParetoLabel(p *plot.Plot, pt plotter.XY, text string, i, line int) error {
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{pt}, Labels: []string{text}})
+	if err != nil {
+		return fmt.Errorf("pareto labels: %w", err)
+	}
+	for j := range lb.TextStyle {
+		lb.TextStyle[j].Font.Size, lb.TextStyle[j].Font.Variant = vg.Points(6), chartFontVariant
+		lb.TextStyle[j].Color = plotutil.Color(i)
+	}
+	lb.Offset = vg.Point{X: vg.Points(3), Y: vg.Points(2) - vg.Points(7*float64(line))}
+	p.Add(lb)
+	return nil
 }
 
 // cdfMaxPoints bounds the points of one CDF line (evenly spaced ranks).

@@ -14,7 +14,8 @@ import (
 
 // Chart placement, in millimetres. A chart is rendered at ChartWidth×ChartHeight
 // (170×85 mm, 2:1) and scaled into its cell keeping that aspect: pdfChartH fills the
-// 180 mm usable width, pdfHalfChartH half of it (two charts side by side).
+// 180 mm usable width; pdfHalfChartH half of it (two charts side by side), drawn from
+// the compact HalfChartWidth×HalfChartHeight rendering (110×55 mm, also 2:1).
 const (
 	pdfHalfChartH = 44.0
 	pdfChartGap   = 4.0 // above every chart row: a chart's title never touches the axis label above it
@@ -123,7 +124,16 @@ func chartCol(byName map[string]Chart, name string, size int) core.Col {
 	if c.Err != nil || len(c.PNG) == 0 {
 		return text.NewCol(size, chartMissingText(c), props.Text{Size: 8, Top: 2, Bottom: 1, Left: 1, Right: 1, Color: colGrey})
 	}
-	return image.NewFromBytesCol(size, c.PNG, extension.Png, props.Rect{Center: true, Percent: 100})
+	return image.NewFromBytesCol(size, halfPNG(c), extension.Png, props.Rect{Center: true, Percent: 100})
+}
+
+// halfPNG is the PNG of chart c for a half-width cell: the compact rendering
+// (Chart.PNGHalf), whose text prints legibly there, else the full-size one.
+func halfPNG(c Chart) []byte {
+	if len(c.PNGHalf) > 0 {
+		return c.PNGHalf
+	}
+	return c.PNG
 }
 
 // chartRow is a chart across the page under a gap, or a one-line note when the chart

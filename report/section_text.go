@@ -75,7 +75,10 @@ func stepTable(a *analysis.Analysis, seg analysis.SegmentAnalysis) ([]string, []
 	var data [][]string
 	for _, s := range seg.Steps {
 		sla := "✓"
-		if !s.MeetsSLA {
+		switch {
+		case leftOut(s):
+			sla = "–" // left out of the capacity: its verdict does not count
+		case !s.MeetsSLA:
 			sla = "✗"
 		}
 		ttft, itl := shown(s.TTFTMs), shown(s.ITLMs)
@@ -100,8 +103,11 @@ func fitTable(a *analysis.Analysis) ([]string, [][]string) {
 			continue
 		}
 		xMax := auto(f.ServiceRate)
-		if !f.SlotsIdentified {
+		switch {
+		case !f.SlotsIdentified:
 			xMax = "–"
+		case seg.FromMix:
+			xMax += " (mix)" // fitted to the mix's loads: the whole server's X_max
 		}
 		data = append(data, []string{seg.Segment, slotsText(f), xMax, auto(f.BaseTTFTMs), fmt.Sprintf("%s + %s·n", auto(f.DecodeBaseMs), auto(f.DecodePerSeqMs)),
 			auto(f.PrefillMsPerKToken), fitR2Text(f.R2), auto(maxAbs(f.Residuals))})
