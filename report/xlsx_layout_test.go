@@ -86,22 +86,27 @@ func TestWrappedRowHeight(t *testing.T) {
 	}
 }
 
-// TestXLSXCalculatorWholeUsers: users per replica, before and after headroom, show as
-// whole users (rounded down), while the replicas still divide by the unrounded planned
-// load as the analysis's sizing does.
+// TestXLSXCalculatorWholeUsers: users per replica show as whole users (rounded down),
+// and the planned load after headroom with one decimal, the unrounded figure the
+// replicas divide by (as the analysis's sizing does), so the sheet's arithmetic reads
+// right: replicas × planned load ≥ target users.
 func TestXLSXCalculatorWholeUsers(t *testing.T) {
 	f, _, in := writeFixtureXLSX(t)
 	users := float64(wholeUsers(in.a.Overall.UsersWithThinkTime))
 	planned := users * (1 - headroom(in.a))
-	for name, want := range map[string]float64{NameUsersPerReplica: users, NameEffectiveUsers: float64(int(planned))} {
-		cell := definedCell(t, f, name)
-		shown, _ := f.GetCellValue(SheetSummary, cell)
-		if shown != num(want, 0) || strings.Contains(shown, ".") {
-			t.Errorf("%s (%s) shows %q, want whole users %s", name, cell, shown, num(want, 0))
-		}
-	}
 	if planned == float64(int(planned)) {
 		t.Fatalf("fixture's planned load %v is whole: pick one with a fraction", planned)
+	}
+	for name, want := range map[string]string{NameUsersPerReplica: num(users, 0), NameEffectiveUsers: num(planned, 1)} {
+		cell := definedCell(t, f, name)
+		if shown, _ := f.GetCellValue(SheetSummary, cell); shown != want {
+			t.Errorf("%s (%s) shows %q, want %s", name, cell, shown, want)
+		}
+	}
+	target := calc(t, f, definedCell(t, f, NameTargetUsers))
+	replicas := calc(t, f, definedCell(t, f, NameReplicas))
+	if replicas*planned < target || (replicas-1)*planned >= target {
+		t.Errorf("%v replicas × planned load %v does not just cover %v target users", replicas, planned, target)
 	}
 }
 

@@ -293,8 +293,12 @@ type keyNumber struct {
 func xlsxKeyNumbers(a *analysis.Analysis, st styles) []keyNumber {
 	c := a.Overall
 	src := orDash(a.OverallSource)
+	atLeast := "" // a lower bound says so beside its number, as the PDF's "≥ 8"
+	if c.Method == methodAtLeast {
+		atLeast = ", at least (no step broke the SLA)"
+	}
 	return []keyNumber{
-		{"Capacity per replica", nanNil(capacityLoad(a, c)), loadName(a), st.num1},
+		{"Capacity per replica", nanNil(capacityLoad(a, c)), loadName(a) + atLeast, st.num1},
 		{"Range, low", nanNil(c.RangeLow), loadName(a), st.num1},
 		{"Range, high", ciHighCell(c), loadName(a), st.num1},
 		{"Range (" + rangeKindText(c) + ")", rangeText(c), loadName(a), 0},
@@ -305,7 +309,7 @@ func xlsxKeyNumbers(a *analysis.Analysis, st styles) []keyNumber {
 		{"Throughput at capacity", nanNil(c.ThroughputAtCapacity), "req/s", st.num2},
 		{"Output tokens at capacity", nanNil(c.OutputTokensPerSAtCapacity), "tokens/s", st.int0},
 		{"Think time", nanNil(c.ThinkTimeS), "s", st.num1},
-		{"Users per replica (whole users)", capacityUsers(c), "users", st.int0},
+		{"Users per replica (whole users)", capacityUsers(c), "users" + atLeast, st.int0},
 		{"Headline source", src, "", 0},
 		{"SLA", constraintsText(a.Constraints), "", 0},
 	}

@@ -45,3 +45,16 @@ func TestXLSXCalculatorSaysMachinesForCPU(t *testing.T) {
 		t.Fatal("no calculator on the Summary sheet")
 	}
 }
+
+// The PDF's cost note prices one replica's machines, not GPUs, on a CPU-only server.
+func TestSizingNotesSayMachinesForCPU(t *testing.T) {
+	in := chartRun(t, "ollama")
+	for _, n := range sizingNotes(in.a) {
+		if strings.Contains(n, "GPU") {
+			t.Errorf("sizing note on a CPU-only server says GPU: %q", n)
+		}
+	}
+	if n := sizingNotes(in.a)[1]; !strings.Contains(n, "one replica's machines per hour") {
+		t.Errorf("cost note %q, want the price of one replica's machines", n)
+	}
+}
