@@ -286,3 +286,21 @@ func usedRange(f *excelize.File, sheet string) (string, error) {
 	}
 	return "A1:" + cellName(cols, max(1, len(rows)), false), nil
 }
+
+// printTable sets a table sheet's print setup: landscape, fit to one page wide (as many
+// pages tall as its rows need) and its header row (row 1) repeated on every page
+// (_xlnm.Print_Titles). A streamed sheet must get it before its StreamWriter starts.
+func printTable(f *excelize.File, sheet string) error {
+	titles := fmt.Sprintf("'%s'!$1:$1", sheet)
+	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: titles, Scope: sheet}); err != nil {
+		return fmt.Errorf("%s print titles: %w", sheet, err)
+	}
+	wide, tall, fit, orientation := 1, 0, true, "landscape"
+	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return fmt.Errorf("%s fit to page: %w", sheet, err)
+	}
+	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{FitToWidth: &wide, FitToHeight: &tall, Orientation: &orientation}); err != nil {
+		return fmt.Errorf("%s page layout: %w", sheet, err)
+	}
+	return nil
+}

@@ -148,3 +148,29 @@ func TestNumericFormulaCells(t *testing.T) {
 		t.Errorf("numericFormulaCells =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestXLSXTableSheetsPrintSetup: every table sheet prints landscape, one page wide (as
+// tall as its rows need) with its header row repeated on each page, also in the
+// written file (the Requests and ServerMetrics sheets are streamed).
+func TestXLSXTableSheetsPrintSetup(t *testing.T) {
+	f, _, _ := writeFixtureXLSX(t)
+	titles := map[string]string{}
+	for _, dn := range f.GetDefinedName() {
+		if dn.Name == "_xlnm.Print_Titles" {
+			titles[dn.Scope] = dn.RefersTo
+		}
+	}
+	for _, sheet := range []string{SheetSteps, SheetSegments, SheetModel, SheetServer, SheetRequests} {
+		if got, want := titles[sheet], "'"+sheet+"'!$1:$1"; got != want {
+			t.Errorf("%s print titles = %q, want %q", sheet, got, want)
+		}
+		pl, err := f.GetPageLayout(sheet)
+		if err != nil || pl.FitToWidth == nil || *pl.FitToWidth != 1 || pl.FitToHeight == nil || *pl.FitToHeight != 0 ||
+			pl.Orientation == nil || *pl.Orientation != "landscape" {
+			t.Errorf("%s page layout %+v (%v), want landscape, 1 page wide, any pages tall", sheet, pl, err)
+		}
+		if props, err := f.GetSheetProps(sheet); err != nil || props.FitToPage == nil || !*props.FitToPage {
+			t.Errorf("%s: fitToPage %v (%v), want true", sheet, props.FitToPage, err)
+		}
+	}
+}

@@ -84,7 +84,8 @@ func segmentRows(a *analysis.Analysis) (names []string, first, last []int) {
 }
 
 // writeTable writes a header row and data rows at the top of a normal sheet, styles
-// each column, adds a filterable table and freezes the header row.
+// each column, adds a filterable table, freezes the header row and sets
+// its print setup (printTable).
 func writeTable(f *excelize.File, sheet, tableName string, cols []sheetColumn, rows [][]any) error {
 	hdr := make([]any, len(cols))
 	for i, c := range cols {
@@ -111,6 +112,9 @@ func writeTable(f *excelize.File, sheet, tableName string, cols []sheetColumn, r
 	if err := f.AddTable(sheet, &excelize.Table{Range: "A1:" + cellName(len(cols), last, false), Name: tableName,
 		StyleName: "TableStyleMedium2"}); err != nil {
 		return fmt.Errorf("%s table: %w", sheet, err)
+	}
+	if err := printTable(f, sheet); err != nil {
+		return err
 	}
 	return f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
 }
