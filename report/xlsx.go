@@ -18,6 +18,7 @@ import (
 // Workbook sheet names.
 const (
 	SheetSummary  = "Summary"
+	SheetWarnings = "Warnings" // only when the run has warnings
 	SheetCharts   = "Charts"
 	SheetSteps    = "Steps"
 	SheetSegments = "Segments"
@@ -207,7 +208,11 @@ func buildXLSX(in *input) (*excelize.File, formulaTexts, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	for _, name := range []string{SheetCharts, SheetSteps, SheetSegments, SheetModel, SheetServer, SheetRequests} {
+	sheets := []string{SheetCharts, SheetSteps, SheetSegments, SheetModel, SheetServer, SheetRequests}
+	if len(in.a.Warnings) > 0 {
+		sheets = append([]string{SheetWarnings}, sheets...)
+	}
+	for _, name := range sheets {
 		if _, err := f.NewSheet(name); err != nil {
 			f.Close()
 			return nil, nil, fmt.Errorf("sheet %s: %w", name, err)
@@ -221,6 +226,7 @@ func buildXLSX(in *input) (*excelize.File, formulaTexts, error) {
 	texts := formulaTexts{}
 	steps := []func() error{
 		func() error { return writeSummarySheet(f, st, in, texts) },
+		func() error { return writeWarningsSheet(f, st, in.a) },
 		func() error { return writeStepsSheet(f, st, in.a) },
 		func() error { return writeChartsSheet(f, in.a) },
 		func() error { return writeSegmentsSheet(f, st, in.a) },

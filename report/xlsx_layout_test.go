@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/llmcap/llmcap/analysis"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -172,5 +173,58 @@ func TestXLSXTableSheetsPrintSetup(t *testing.T) {
 		if props, err := f.GetSheetProps(sheet); err != nil || props.FitToPage == nil || !*props.FitToPage {
 			t.Errorf("%s: fitToPage %v (%v), want true", sheet, props.FitToPage, err)
 		}
+	}
+}
+
+// TestXLSXWarningsOnTheirOwnSheet: the Summary prints on one readable page: its
+// warnings are one line with their count, listed whole on the Warnings sheet (one row
+// each), and the capacity plan's price source column is wide enough to read, wrapped.
+func TestXLSXWarningsOnTheirOwnSheet(t *testing.T) {
+	f, _, in := writeFixtureXLSX(t)
+	ws := in.a.Warnings
+	if len(ws) == 0 {
+		t.Fatal("fixture: want warnings")
+	}
+	rows, err := f.GetRows(SheetSummary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, r := range rows {
+		for _, c := range r {
+			for _, w := range ws {
+				if strings.Contains(c, w.Message) {
+					t.Errorf("Summary carries the warning %q: want it on the Warnings sheet", w.Message)
+				}
+			}
+			if strings.Contains(c, plural(len(ws), "warning")) && strings.Contains(c, "Warnings sheet") {
+				lines++
+			}
+		}
+	}
+	if lines != 1 {
+		t.Errorf("Summary has %d lines counting the %d warnings, want 1", lines, len(ws))
+	}
+	list, err := f.GetRows(SheetWarnings)
+	if err != nil || len(list) != len(ws)+1 || list[0][3] != "warning" {
+		t.Fatalf("Warnings sheet rows %q (%v), want a header and %d warnings", list, err, len(ws))
+	}
+	for i, w := range ws {
+		if got := list[i+1][3]; got != w.Message {
+			t.Errorf("Warnings row %d = %q, want %q", i+2, got, w.Message)
+		}
+	}
+	width, _ := f.GetColWidth(SheetSummary, "J")
+	if width < 30 {
+		t.Errorf("Summary column J (price source) is %v wide, want ≥ 30", width)
+	}
+}
+
+// TestXLSXNoWarningsSheetWithoutWarnings: a run without warnings has no Warnings sheet
+// and no warnings line.
+func TestXLSXNoWarningsSheetWithoutWarnings(t *testing.T) {
+	f, _ := fixtureXLSXWith(t, func(a *analysis.Analysis) { a.Warnings = nil })
+	if idx, _ := f.GetSheetIndex(SheetWarnings); idx != -1 {
+		t.Errorf("Warnings sheet at index %d without warnings", idx)
 	}
 }
