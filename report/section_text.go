@@ -143,8 +143,8 @@ func sizingNotes(a *analysis.Analysis) []string {
 	return []string{
 		fmt.Sprintf("%ss per replica: %d. Price: %s per %s-hour, %d hours a month. The XLSX workbook's Summary sheet recomputes this table for any input.",
 			unitNoun(a), gpusPerReplica(a), sizingUSDCents(gpuHourUSD(a)), unitNoun(a), hoursPerMonth),
-		fmt.Sprintf("$ / M output tokens = price of one replica's GPUs per hour ÷ (output tokens/s at capacity × (1 − headroom %s) × 3,600) × 1,000,000: "+
-			"the cost of a million generated tokens when every replica runs fully loaded up to its headroom.", shareText(headroom(a))),
+		fmt.Sprintf("$ / M output tokens = price of one replica's %ss per hour ÷ (output tokens/s at capacity × (1 − headroom %s) × 3,600) × 1,000,000: "+
+			"the cost of a million generated tokens when every replica runs fully loaded up to its headroom.", unitNoun(a), shareText(headroom(a))),
 	}
 }
 

@@ -173,7 +173,7 @@ func basisText(a *analysis.Analysis, w analysis.WhatIf) string {
 		b = "projected"
 	}
 	if a.Overall.Method == methodAtLeast && w.Replicas > 0 {
-		b += ": at most " + num(float64(w.Replicas), 0) + " replicas"
+		b += ": at most " + plural(w.Replicas, "replica")
 	}
 	return b
 }

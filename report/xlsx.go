@@ -12,13 +12,13 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/llmcap/llmcap/analysis"
 	"github.com/llmcap/llmcap/rundir"
 )
 
 // Workbook sheet names.
 const (
 	SheetSummary  = "Summary"
+	SheetWarnings = "Warnings" // only when the run has warnings
 	SheetCharts   = "Charts"
 	SheetSteps    = "Steps"
 	SheetSegments = "Segments"
@@ -47,7 +47,7 @@ const (
 type styles struct {
 	title, bold, boldWrap, header, wrap, int0, num1, num2, num3, ms, rps, tokps, pctl, pct0, usd, usd2, secs int
 	// Calculator inputs (yellow) and outputs (green), one per number format.
-	inInt, inSecs, inSecs2, inPct, inUSD, inNum2, outInt, outUSD int
+	inInt, inSecs, inSecs2, inPct, inUSD, inNum2, outInt, outNum1, outUSD int
 }
 
 // newStyles registers the workbook's styles.
@@ -81,6 +81,7 @@ func newStyles(f *excelize.File) (styles, error) {
 	in(&s.inUSD, `"$"#,##0.00`)
 	in(&s.inNum2, "#,##0.00")
 	out(&s.outInt, "#,##0")
+	out(&s.outNum1, "#,##0.0")
 	out(&s.outUSD, `"$"#,##0`)
 	mk(&s.pct0, &excelize.Style{CustomNumFmt: custom("0%")})
 	mk(&s.int0, &excelize.Style{NumFmt: 3}) // #,##0
@@ -207,7 +208,11 @@ func buildXLSX(in *input) (*excelize.File, formulaTexts, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	for _, name := range []string{SheetCharts, SheetSteps, SheetSegments, SheetModel, SheetServer, SheetRequests} {
+	sheets := []string{SheetCharts, SheetSteps, SheetSegments, SheetModel, SheetServer, SheetRequests}
+	if len(in.a.Warnings) > 0 {
+		sheets = append([]string{SheetWarnings}, sheets...)
+	}
+	for _, name := range sheets {
 		if _, err := f.NewSheet(name); err != nil {
 			f.Close()
 			return nil, nil, fmt.Errorf("sheet %s: %w", name, err)
@@ -221,6 +226,7 @@ func buildXLSX(in *input) (*excelize.File, formulaTexts, error) {
 	texts := formulaTexts{}
 	steps := []func() error{
 		func() error { return writeSummarySheet(f, st, in, texts) },
+		func() error { return writeWarningsSheet(f, st, in.a) },
 		func() error { return writeStepsSheet(f, st, in.a) },
 		func() error { return writeChartsSheet(f, in.a) },
 		func() error { return writeSegmentsSheet(f, st, in.a) },
@@ -242,81 +248,6 @@ func buildXLSX(in *input) (*excelize.File, formulaTexts, error) {
 func cellName(col, row int, absolute bool) string {
 	c, _ := excelize.CoordinatesToCellName(col, row, absolute)
 	return c
-}
-
-// calcInput is one input (or formula) row of the capacity calculator.
-type calcInput struct {
-	name, label, unit string
-	value             any    // inputs
-	formula           string // outputs
-	style             int
-	valid             *validation // inputs: the allowed range (nil: none)
-}
-
-// validation is an input cell's allowed range, enforced by Excel's data validation.
-type validation struct {
-	lo, hi any // int or float64
-	whole  bool
-	msg    string
-}
-
-// responseTimeS is the mean response time R (s) at capacity implied by the analysis's
-// users = X · (R + Z): R = users ÷ X − Z, so the calculator's defaults reproduce the
-// analysis's users per replica exactly (0 when unknown).
-func responseTimeS(c analysis.Capacity) float64 {
-	if !(c.ThroughputAtCapacity > 0) || !finite(c.UsersWithThinkTime) || !finite(c.ThinkTimeS) {
-		return 0
-	}
-	if r := c.UsersWithThinkTime/c.ThroughputAtCapacity - max(0, c.ThinkTimeS); finite(r) && r > 0 {
-		return r
-	}
-	return 0
-}
-
-// calculatorThroughputRps is the calculator's default throughput X (req/s) for its
-// users = X · (R + Z): the analysis's throughput at capacity, unless users measured by
-// a users ladder are fewer than X · Z (users that sent faster than the planned think
-// time allows, so R = users ÷ X − Z would be negative and clamps to 0): then X =
-// users ÷ (R + Z), so the defaults still reproduce the analysis's users per replica.
-func calculatorThroughputRps(c analysis.Capacity) float64 {
-	x, users, z := c.ThroughputAtCapacity, c.UsersWithThinkTime, max(0, c.ThinkTimeS)
-	r := responseTimeS(c)
-	if x > 0 && finite(users) && users > 0 && r+z > 0 && x*(r+z) > users {
-		return users / (r + z)
-	}
-	return x
-}
-
-// calculatorRows defines the calculator: inputs (yellow) then formulas (green). With
-// the default inputs it reproduces the analysis's sizing row for the headline target.
-func calculatorRows(a *analysis.Analysis, st styles) []calcInput {
-	think := a.Overall.ThinkTimeS
-	if !finite(think) || think < 0 {
-		think = 0
-	}
-	users := "FLOOR(" + NameCapacityRps + "*(" + NameResponseTimeS + "+" + NameThinkTimeS + ")+0.000001,1)"
-	// The planned load per replica; replicas divide by it unrounded, as the analysis's
-	// sizing does, while the cell shows it rounded down to whole users.
-	usable := NameUsersPerReplica + "*(1-" + NameHeadroom + ")"
-	effective := "ROUNDDOWN(" + usable + ",0)"
-	replicas := "IF(OR(" + NameHeadroom + "<0," + NameHeadroom + ">=1)," + `"n/a: headroom must be under 100%"` +
-		",IF(" + usable + ">0,ROUNDUP(" + NameTargetUsers + "/(" + usable + "),0)," + `"n/a: no users per replica"` + "))"
-	// No price (0): "—", as the PDF shows an unknown price, not a cost of $0.
-	costFormula := fmt.Sprintf(`IF(%s>0,IFERROR(%s*%s*%d,"n/a"),"—")`, NameGPUHourUSD, NameGPUs, NameGPUHourUSD, hoursPerMonth)
-	return []calcInput{
-		{name: NameTargetUsers, label: "Target users", unit: "users", value: headlineTarget(a), style: st.inInt, valid: &validation{1, 1e9, true, "Target users: a whole number ≥ 1."}},
-		{name: NameThinkTimeS, label: "Think time between a user's requests", unit: "s", value: think, style: st.inSecs, valid: &validation{0.0, 86400.0, false, "Think time: 0 to 86,400 s."}},
-		{name: NameHeadroom, label: "Headroom kept free per replica", unit: "share of capacity", value: headroom(a), style: st.inPct, valid: &validation{0.0, 0.95, false, "Headroom: 0% to 95% of capacity kept free."}},
-		{name: NameGPUHourUSD, label: "Price per GPU-hour", unit: "USD", value: gpuHourUSD(a), style: st.inUSD, valid: &validation{0.0, 1e6, false, "Price per GPU-hour: 0 or more USD."}},
-		{name: NameGPUsPerReplica, label: "GPUs per replica", unit: "GPUs", value: gpusPerReplica(a), style: st.inInt, valid: &validation{1, 1024, true, "GPUs per replica: a whole number from 1 to 1,024."}},
-		{name: NameCapacityRps, label: "Throughput per replica at capacity X (from the analysis)", unit: "req/s", value: calculatorThroughputRps(a.Overall), style: st.inNum2, valid: &validation{0.0, 1e9, false, "Throughput: 0 or more req/s."}},
-		{name: NameResponseTimeS, label: "Mean response time at capacity R (from the analysis)", unit: "s", value: responseTimeS(a.Overall), style: st.inSecs2, valid: &validation{0.0, 86400.0, false, "Response time: 0 or more seconds."}},
-		{name: NameUsersPerReplica, label: "Users per replica = X × (R + think time), whole users", unit: "users", formula: users, style: st.outInt},
-		{name: NameEffectiveUsers, label: "Users per replica after headroom (planned load), whole users", unit: "users", formula: effective, style: st.outInt},
-		{name: NameReplicas, label: "Replicas needed", unit: "replicas", formula: replicas, style: st.outInt},
-		{name: NameGPUs, label: "GPUs needed", unit: "GPUs", formula: "IFERROR(" + NameReplicas + "*" + NameGPUsPerReplica + `,"n/a")`, style: st.outInt},
-		{name: NameCostPerMonthUSD, label: "Cost per month", unit: fmt.Sprintf("USD (%d h)", hoursPerMonth), formula: costFormula, style: st.outUSD},
-	}
 }
 
 // fitToPage makes a PDF or paper export of sheet print area rng (A1:L63) one page:
@@ -360,4 +291,22 @@ func usedRange(f *excelize.File, sheet string) (string, error) {
 		cols = max(cols, len(r))
 	}
 	return "A1:" + cellName(cols, max(1, len(rows)), false), nil
+}
+
+// printTable sets a table sheet's print setup: landscape, fit to one page wide (as many
+// pages tall as its rows need) and its header row (row 1) repeated on every page
+// (_xlnm.Print_Titles). A streamed sheet must get it before its StreamWriter starts.
+func printTable(f *excelize.File, sheet string) error {
+	titles := fmt.Sprintf("'%s'!$1:$1", sheet)
+	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: titles, Scope: sheet}); err != nil {
+		return fmt.Errorf("%s print titles: %w", sheet, err)
+	}
+	wide, tall, fit, orientation := 1, 0, true, "landscape"
+	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return fmt.Errorf("%s fit to page: %w", sheet, err)
+	}
+	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{FitToWidth: &wide, FitToHeight: &tall, Orientation: &orientation}); err != nil {
+		return fmt.Errorf("%s page layout: %w", sheet, err)
+	}
+	return nil
 }

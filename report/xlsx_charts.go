@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"image/color"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -58,13 +59,18 @@ func writeChartsSheet(f *excelize.File, a *analysis.Analysis) error {
 			logX = logX && s.Load >= 1
 		}
 	}
+	ttftLog := 0.0
+	if ttftSpan(a) > logSpan {
+		ttftLog = 10
+	}
 	charts := []struct {
 		cell, title, yTitle string
 		col                 int
+		logY                float64 // the y axis's log base (0: linear)
 	}{
-		{"A1", "TTFT p95 vs load", "TTFT p95 (ms)", stepsColTTFTp95},
-		{"A22", "Throughput vs load", "requests/s", stepsColThroughput},
-		{"A43", "ITL p95 vs load", "ITL p95 (ms)", stepsColITLp95},
+		{"A1", "TTFT p95 vs load", "TTFT p95 (ms)", stepsColTTFTp95, ttftLog},
+		{"A22", "Throughput vs load", "requests/s", stepsColThroughput, 0},
+		{"A43", "ITL p95 vs load", "ITL p95 (ms)", stepsColITLp95, 0},
 	}
 	for _, c := range charts {
 		var series []excelize.ChartSeries
@@ -74,15 +80,16 @@ func writeChartsSheet(f *excelize.File, a *analysis.Analysis) error {
 				fmt.Sprintf("%s!%s:%s", SheetSteps, cellName(stepsColLoad, first[i], true), cellName(stepsColLoad, last[i], true)),
 				fmt.Sprintf("%s!%s:%s", SheetSteps, cellName(c.col, first[i], true), cellName(c.col, last[i], true))))
 		}
-		xAxis := excelize.ChartAxis{Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: loadLabel(a)}}}}
+		xAxis := excelize.ChartAxis{Font: axisFont, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: loadLabel(a)}}}}
 		if logX {
 			xAxis.LogBase = 2
 		}
 		err := f.AddChart(SheetCharts, c.cell, &excelize.Chart{
 			Type: excelize.Scatter, Series: series,
-			Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: c.title}}},
-			XAxis:     xAxis,
-			YAxis:     excelize.ChartAxis{MajorGridLines: true, Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: c.yTitle}}}},
+			Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: c.title}}},
+			XAxis: xAxis,
+			YAxis: excelize.ChartAxis{MajorGridLines: true, LogBase: c.logY, Font: axisFont,
+				Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: c.yTitle}}}},
 			Dimension: excelize.ChartDimension{Width: 720, Height: 400},
 			Legend:    excelize.ChartLegend{Position: "bottom"}, ShowBlanksAs: "gap",
 		})
@@ -95,6 +102,31 @@ func writeChartsSheet(f *excelize.File, a *analysis.Analysis) error {
 		return err
 	}
 	return fitToPage(f, SheetCharts, "A1:L63", false)
+}
+
+// axisFont is the native charts' tick labels: dark, not the pale default.
+var axisFont = excelize.Font{Color: "333333", Size: 9}
+
+// logSpan is the ratio of the largest to the smallest TTFT p95 above which the TTFT
+// chart's y axis is logarithmic: a queue's TTFT grows by orders of magnitude past
+// capacity, which a linear axis flattens to zero below the knee.
+const logSpan = 20
+
+// ttftSpan is the ratio of the largest to the smallest positive TTFT p95 of every
+// step charted (0 with none).
+func ttftSpan(a *analysis.Analysis) float64 {
+	lo, hi := math.Inf(1), 0.0
+	for _, seg := range allSegments(a) {
+		for _, s := range seg.Steps {
+			if v := shown(s.TTFTMs).P95; finite(v) && v > 0 {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	if hi == 0 {
+		return 0
+	}
+	return hi / lo
 }
 
 // xValStrRef matches a scatter series' x values written as a text reference.

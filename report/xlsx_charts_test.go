@@ -3,11 +3,13 @@ package report
 import (
 	"archive/zip"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/llmcap/llmcap/analysis"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -139,4 +141,59 @@ func assertCacheMatchesCells(t *testing.T, f *excelize.File, part, ref, count, p
 	if numeric == 0 {
 		t.Errorf("%s %s: no numeric cells: the chart would be empty", part, ref)
 	}
+}
+
+// TestXLSXTTFTChartLogAxis: the TTFT chart's y axis is logarithmic (base 10) when the
+// steps' TTFT p95 spans more than 20× (the demo: a queue past capacity), linear when
+// it does not (the synthetic run); the other charts stay linear, and every axis's tick labels are dark.
+func TestXLSXTTFTChartLogAxis(t *testing.T) {
+	yLog := regexp.MustCompile(`<logBase val="10">`)
+	for _, c := range []struct {
+		name string
+		log  bool
+	}{{"demo", true}, {"synthetic, TTFT within 20×", false}} {
+		in := fxInput(t, func(a *analysis.Analysis) {
+			segs := a.Segments
+			if a.Mix != nil {
+				segs = append(segs, *a.Mix)
+			}
+			for _, seg := range segs {
+				for i := range seg.Steps {
+					seg.Steps[i].TTFTMs.P95 = min(max(seg.Steps[i].TTFTMs.P95, 100), 1900)
+				}
+			}
+		})
+		if c.log {
+			in = chartRun(t, c.name)
+		}
+		if got := ttftSpan(in.a) > logSpan; got != c.log {
+			t.Fatalf("%s fixture: TTFT p95 span %v, want above %v: %v", c.name, ttftSpan(in.a), logSpan, c.log)
+		}
+		path := filepath.Join(t.TempDir(), FileXLSX)
+		if err := writeXLSX(path, in); err != nil {
+			t.Fatal(err)
+		}
+		charts := zipParts(t, path, "xl/charts/chart")
+		for part, x := range charts {
+			want := c.log && strings.Contains(x, "TTFT p95 vs load")
+			if got := yLog.MatchString(x); got != want {
+				t.Errorf("%s %s: log10 y axis %v, want %v", c.name, part, got, want)
+			}
+			if n := strings.Count(x, `<a:srgbClr val="333333">`); n < 2 {
+				t.Errorf("%s %s: %d axes with dark tick labels, want both", c.name, part, n)
+			}
+		}
+	}
+}
+
+// fxInput is the synthetic run's report input, its analysis changed by edit.
+func fxInput(t *testing.T, edit func(a *analysis.Analysis)) *input {
+	t.Helper()
+	a := fxAnalysis()
+	edit(a)
+	in, err := loadInput(fxWriteRunDir(t, a, 20), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }

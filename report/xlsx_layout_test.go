@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/llmcap/llmcap/analysis"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -86,22 +87,27 @@ func TestWrappedRowHeight(t *testing.T) {
 	}
 }
 
-// TestXLSXCalculatorWholeUsers: users per replica, before and after headroom, show as
-// whole users (rounded down), while the replicas still divide by the unrounded planned
-// load as the analysis's sizing does.
+// TestXLSXCalculatorWholeUsers: users per replica show as whole users (rounded down),
+// and the planned load after headroom with one decimal, the unrounded figure the
+// replicas divide by (as the analysis's sizing does), so the sheet's arithmetic reads
+// right: replicas × planned load ≥ target users.
 func TestXLSXCalculatorWholeUsers(t *testing.T) {
 	f, _, in := writeFixtureXLSX(t)
 	users := float64(wholeUsers(in.a.Overall.UsersWithThinkTime))
 	planned := users * (1 - headroom(in.a))
-	for name, want := range map[string]float64{NameUsersPerReplica: users, NameEffectiveUsers: float64(int(planned))} {
-		cell := definedCell(t, f, name)
-		shown, _ := f.GetCellValue(SheetSummary, cell)
-		if shown != num(want, 0) || strings.Contains(shown, ".") {
-			t.Errorf("%s (%s) shows %q, want whole users %s", name, cell, shown, num(want, 0))
-		}
-	}
 	if planned == float64(int(planned)) {
 		t.Fatalf("fixture's planned load %v is whole: pick one with a fraction", planned)
+	}
+	for name, want := range map[string]string{NameUsersPerReplica: num(users, 0), NameEffectiveUsers: num(planned, 1)} {
+		cell := definedCell(t, f, name)
+		if shown, _ := f.GetCellValue(SheetSummary, cell); shown != want {
+			t.Errorf("%s (%s) shows %q, want %s", name, cell, shown, want)
+		}
+	}
+	target := calc(t, f, definedCell(t, f, NameTargetUsers))
+	replicas := calc(t, f, definedCell(t, f, NameReplicas))
+	if replicas*planned < target || (replicas-1)*planned >= target {
+		t.Errorf("%v replicas × planned load %v does not just cover %v target users", replicas, planned, target)
 	}
 }
 
@@ -141,5 +147,84 @@ func TestNumericFormulaCells(t *testing.T) {
 		`<c r="B5" t="str"><v>plain</v></c>`
 	if got := string(numericFormulaCells([]byte(in), formulaTexts{"B4": "— & n/a"})); got != want {
 		t.Errorf("numericFormulaCells =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestXLSXTableSheetsPrintSetup: every table sheet prints landscape, one page wide (as
+// tall as its rows need) with its header row repeated on each page, also in the
+// written file (the Requests and ServerMetrics sheets are streamed).
+func TestXLSXTableSheetsPrintSetup(t *testing.T) {
+	f, _, _ := writeFixtureXLSX(t)
+	titles := map[string]string{}
+	for _, dn := range f.GetDefinedName() {
+		if dn.Name == "_xlnm.Print_Titles" {
+			titles[dn.Scope] = dn.RefersTo
+		}
+	}
+	for _, sheet := range []string{SheetSteps, SheetSegments, SheetModel, SheetServer, SheetRequests} {
+		if got, want := titles[sheet], "'"+sheet+"'!$1:$1"; got != want {
+			t.Errorf("%s print titles = %q, want %q", sheet, got, want)
+		}
+		pl, err := f.GetPageLayout(sheet)
+		if err != nil || pl.FitToWidth == nil || *pl.FitToWidth != 1 || pl.FitToHeight == nil || *pl.FitToHeight != 0 ||
+			pl.Orientation == nil || *pl.Orientation != "landscape" {
+			t.Errorf("%s page layout %+v (%v), want landscape, 1 page wide, any pages tall", sheet, pl, err)
+		}
+		if props, err := f.GetSheetProps(sheet); err != nil || props.FitToPage == nil || !*props.FitToPage {
+			t.Errorf("%s: fitToPage %v (%v), want true", sheet, props.FitToPage, err)
+		}
+	}
+}
+
+// TestXLSXWarningsOnTheirOwnSheet: the Summary prints on one readable page: its
+// warnings are one line with their count, listed whole on the Warnings sheet (one row
+// each), and the capacity plan's price source column is wide enough to read, wrapped.
+func TestXLSXWarningsOnTheirOwnSheet(t *testing.T) {
+	f, _, in := writeFixtureXLSX(t)
+	ws := in.a.Warnings
+	if len(ws) == 0 {
+		t.Fatal("fixture: want warnings")
+	}
+	rows, err := f.GetRows(SheetSummary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, r := range rows {
+		for _, c := range r {
+			for _, w := range ws {
+				if strings.Contains(c, w.Message) {
+					t.Errorf("Summary carries the warning %q: want it on the Warnings sheet", w.Message)
+				}
+			}
+			if strings.Contains(c, plural(len(ws), "warning")) && strings.Contains(c, "Warnings sheet") {
+				lines++
+			}
+		}
+	}
+	if lines != 1 {
+		t.Errorf("Summary has %d lines counting the %d warnings, want 1", lines, len(ws))
+	}
+	list, err := f.GetRows(SheetWarnings)
+	if err != nil || len(list) != len(ws)+1 || list[0][3] != "warning" {
+		t.Fatalf("Warnings sheet rows %q (%v), want a header and %d warnings", list, err, len(ws))
+	}
+	for i, w := range ws {
+		if got := list[i+1][3]; got != w.Message {
+			t.Errorf("Warnings row %d = %q, want %q", i+2, got, w.Message)
+		}
+	}
+	width, _ := f.GetColWidth(SheetSummary, "J")
+	if width < 30 {
+		t.Errorf("Summary column J (price source) is %v wide, want ≥ 30", width)
+	}
+}
+
+// TestXLSXNoWarningsSheetWithoutWarnings: a run without warnings has no Warnings sheet
+// and no warnings line.
+func TestXLSXNoWarningsSheetWithoutWarnings(t *testing.T) {
+	f, _ := fixtureXLSXWith(t, func(a *analysis.Analysis) { a.Warnings = nil })
+	if idx, _ := f.GetSheetIndex(SheetWarnings); idx != -1 {
+		t.Errorf("Warnings sheet at index %d without warnings", idx)
 	}
 }

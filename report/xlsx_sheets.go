@@ -7,6 +7,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // sheetColumn is one column of a data sheet: header (with unit), style and width.
@@ -84,7 +85,8 @@ func segmentRows(a *analysis.Analysis) (names []string, first, last []int) {
 }
 
 // writeTable writes a header row and data rows at the top of a normal sheet, styles
-// each column, adds a filterable table and freezes the header row.
+// each column, adds a filterable table, freezes the header row and sets
+// its print setup (printTable).
 func writeTable(f *excelize.File, sheet, tableName string, cols []sheetColumn, rows [][]any) error {
 	hdr := make([]any, len(cols))
 	for i, c := range cols {
@@ -112,7 +114,28 @@ func writeTable(f *excelize.File, sheet, tableName string, cols []sheetColumn, r
 		StyleName: "TableStyleMedium2"}); err != nil {
 		return fmt.Errorf("%s table: %w", sheet, err)
 	}
+	if err := printTable(f, sheet); err != nil {
+		return err
+	}
 	return f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+}
+
+// writeWarningsSheet lists the run's warnings (segment, step, kind, message), one row
+// each, on the Warnings sheet; the Summary gives their count. Nothing without warnings.
+func writeWarningsSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
+	if len(a.Warnings) == 0 {
+		return nil
+	}
+	cols := []sheetColumn{{"segment", 0, 16}, {"step", 0, 6}, {"kind", 0, 22}, {"warning", st.wrap, 120}}
+	rows := make([][]any, 0, len(a.Warnings))
+	for _, w := range a.Warnings {
+		var step any
+		if w.Step != rundir.RunWide {
+			step = stepNumber(w.Step)
+		}
+		rows = append(rows, []any{orDash(w.Segment), step, string(w.Kind), w.Message})
+	}
+	return writeTable(f, SheetWarnings, "WarningsTable", cols, rows)
 }
 
 // writeStepsSheet writes the per-step statistics of every segment and the mix.

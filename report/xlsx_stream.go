@@ -14,9 +14,13 @@ import (
 const maxServerColumns = 60
 
 // streamSheet writes header and rows with a StreamWriter: column widths and number
-// formats first, a frozen header, rows, then one filterable table. rows is called with
-// an emit function that writes one row (values in column order).
+// formats first (after its print setup, printTable), a frozen header, rows, then one
+// filterable table. rows is called with an emit function that writes one row (values
+// in column order).
 func streamSheet(f *excelize.File, sheet, tableName string, st styles, cols []sheetColumn, rows func(emit func([]any) error) error) error {
+	if err := printTable(f, sheet); err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(sheet)
 	if err != nil {
 		return fmt.Errorf("%s: %w", sheet, err)

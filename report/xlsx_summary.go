@@ -13,8 +13,8 @@ import (
 )
 
 // writeSummarySheet writes the answer, key numbers, the live capacity calculator (input
-// cells with defined names and formulas that recompute on edit), warnings and the
-// what-if table.
+// cells with defined names and formulas that recompute on edit), a one-line count of
+// the warnings (listed on the Warnings sheet) and the what-if table.
 func writeSummarySheet(f *excelize.File, st styles, in *input, texts formulaTexts) error {
 	a := in.a
 	sh := SheetSummary
@@ -31,6 +31,7 @@ func writeSummarySheet(f *excelize.File, st styles, in *input, texts formulaText
 	_ = f.SetColWidth(sh, "B", "B", 18)
 	_ = f.SetColWidth(sh, "C", "C", 22)
 	_ = f.SetColWidth(sh, "D", "I", 14)
+	_ = f.SetColWidth(sh, "J", "J", 30) // the what-if table's price source, wrapped
 	if err := set("A1", title(a), st.title); err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
@@ -61,12 +62,8 @@ func writeSummarySheet(f *excelize.File, st styles, in *input, texts formulaText
 		return fmt.Errorf("summary calculator: %w", err)
 	}
 	r = end + 2
-	if ws := a.Warnings; len(ws) > 0 {
-		_ = set(cellName(1, r, false), "Warnings", st.header)
-		for _, w := range ws {
-			r++
-			_ = set(cellName(1, r, false), w.Message, 0)
-		}
+	if w := warningsLine(a, "the "+SheetWarnings+" sheet"); w != "" { // one line: the list would shrink the printed page
+		_ = set(cellName(1, r, false), "⚠ "+w, st.bold)
 		r += 2
 	}
 	if errorsBound(a) {
@@ -243,6 +240,7 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 		_ = f.SetCellStyle(sh, cellName(3, r, false), cellName(6, r, false), st.int0)
 		_ = f.SetCellStyle(sh, cellName(7, r, false), cellName(7, r, false), st.usd)
 		_ = f.SetCellStyle(sh, cellName(8, r, false), cellName(9, r, false), st.usd2)
+		_ = f.SetCellStyle(sh, cellName(10, r, false), cellName(10, r, false), st.wrap)
 	}
 	return nil
 }
@@ -293,8 +291,12 @@ type keyNumber struct {
 func xlsxKeyNumbers(a *analysis.Analysis, st styles) []keyNumber {
 	c := a.Overall
 	src := orDash(a.OverallSource)
+	atLeast := "" // a lower bound says so beside its number, as the PDF's "≥ 8"
+	if c.Method == methodAtLeast {
+		atLeast = ", at least (no step broke the SLA)"
+	}
 	return []keyNumber{
-		{"Capacity per replica", nanNil(capacityLoad(a, c)), loadName(a), st.num1},
+		{"Capacity per replica", nanNil(capacityLoad(a, c)), loadName(a) + atLeast, st.num1},
 		{"Range, low", nanNil(c.RangeLow), loadName(a), st.num1},
 		{"Range, high", ciHighCell(c), loadName(a), st.num1},
 		{"Range (" + rangeKindText(c) + ")", rangeText(c), loadName(a), 0},
@@ -305,7 +307,7 @@ func xlsxKeyNumbers(a *analysis.Analysis, st styles) []keyNumber {
 		{"Throughput at capacity", nanNil(c.ThroughputAtCapacity), "req/s", st.num2},
 		{"Output tokens at capacity", nanNil(c.OutputTokensPerSAtCapacity), "tokens/s", st.int0},
 		{"Think time", nanNil(c.ThinkTimeS), "s", st.num1},
-		{"Users per replica (whole users)", capacityUsers(c), "users", st.int0},
+		{"Users per replica (whole users)", capacityUsers(c), "users" + atLeast, st.int0},
 		{"Headline source", src, "", 0},
 		{"SLA", constraintsText(a.Constraints), "", 0},
 	}
