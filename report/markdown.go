@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/llmcap/llmcap/analysis"
 	"github.com/llmcap/llmcap/rundir"
@@ -119,7 +120,7 @@ func writeMarkdownWhatIf(b *strings.Builder, a *analysis.Analysis) {
 	}
 	fmt.Fprintf(b, "\n%s\n", mdEscape(analysis.HeadroomText(rows[0].Headroom)))
 	if n := samePriceNote(rows); n != "" {
-		fmt.Fprintf(b, "\n%s\n", strings.Replace(mdEscape(n), "*", `\*`, 1))
+		fmt.Fprintf(b, "\n%s\n", mdEscape(n))
 	}
 }
 
@@ -140,10 +141,30 @@ func costPerM(v float64) string {
 	return "$" + num(v, 2)
 }
 
-// mdEscape escapes the characters that break a Markdown table cell.
+// mdEscape makes s (which may hold a plan's title, notes or model name: user text)
+// plain text in Markdown: a backslash before each character Markdown would read as
+// emphasis, code, a link, a heading, a table cell break or inline HTML (CommonMark:
+// any ASCII punctuation may be backslash-escaped), newlines as spaces. An underscore
+// inside a word (max_num_seqs) is left as is: CommonMark never reads it as emphasis.
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	var b strings.Builder
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case r == '\n':
+			b.WriteByte(' ')
+			continue
+		case r == '_' && i > 0 && i+1 < len(rs) && isWordRune(rs[i-1]) && isWordRune(rs[i+1]):
+		case strings.ContainsRune("\\|*_`<>[]#~", r):
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
+
+// isWordRune reports whether r is a letter or digit.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // writeMarkdown writes summary.md.
 func writeMarkdown(path string, in *input, charts []string) error {
