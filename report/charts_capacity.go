@@ -170,31 +170,41 @@ func chartCaption(kind string, seg analysis.SegmentAnalysis) string {
 	c := seg.Capacity
 	switch kind {
 	case "throughput":
-		sched := plan.ScheduleConcurrency
-		if len(seg.Steps) > 0 {
-			sched = seg.Steps[0].Schedule
-		}
-		return throughputCaption(sched)
+		return throughputCaption(stepsSchedule(seg))
 	case "ttft":
-		return capacityCaption(c)
+		return capacityCaption(c, stepsSchedule(seg))
 	}
 	return ""
 }
 
-// capacityCaption says how the TTFT chart's capacity line was placed, by method.
-func capacityCaption(c analysis.Capacity) string {
+// capacityCaption says how the TTFT chart's capacity line was placed, by method; on a
+// closed loop (sched not rate) a capacity the model places between or beyond the steps
+// is rounded down to a whole load, which the words say.
+func capacityCaption(c analysis.Capacity, sched string) string {
 	const lines = "Between steps the lines join the measured points linearly in ms, so they bend on a log axis."
+	whole := ""
+	if sched != plan.ScheduleRate {
+		whole = ", rounded down to a whole load"
+	}
 	switch c.Method {
 	case analysis.MethodMeasured:
 		return "Capacity is the largest load measured within the SLA; the true limit lies in the shaded range, " +
 			"where the TTFT line crosses the SLA. " + lines
 	case analysis.MethodInterpolated:
-		return "Capacity is where the fitted model's TTFT p95 (dashed) meets the SLA, between the last step that " +
+		return "Capacity is where the fitted model's TTFT p95 (dashed) meets the SLA" + whole + ", between the last step that " +
 			"met it and the first that broke it. " + lines
 	case analysis.MethodModel:
-		return "Every step met the SLA; the capacity is the fitted model's projection (dashed), where its TTFT p95 meets the SLA."
+		return "Every step met the SLA; the capacity is the fitted model's projection (dashed), where its TTFT p95 meets the SLA" + whole + "."
 	case analysis.MethodAtLeast:
 		return "Every step met the SLA, so the capacity is at least the highest load tested."
 	}
 	return ""
+}
+
+// stepsSchedule is the schedule of seg's steps (concurrency without steps).
+func stepsSchedule(seg analysis.SegmentAnalysis) string {
+	if len(seg.Steps) > 0 {
+		return seg.Steps[0].Schedule
+	}
+	return plan.ScheduleConcurrency
 }

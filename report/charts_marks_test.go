@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/plan"
 )
 
 // segmentNamed is the run's segment (or the mix) called name.
@@ -260,5 +261,33 @@ func TestHalfWidthPNG(t *testing.T) {
 	}
 	if blocks := chartPairs(byName, "throughput-short", "itl-short"); len(blocks) != 1 {
 		t.Errorf("chartPairs: %d blocks, want one pair", len(blocks))
+	}
+}
+
+// The TTFT chart's caption says when the model placed the capacity and that a closed
+// loop's capacity is rounded down to a whole load (the Ollama run's marker sat at 5
+// where the curves cross 500 ms near 5.7); a rate capacity is not rounded.
+func TestCapacityCaptionSaysRoundedDown(t *testing.T) {
+	c := analysis.Capacity{Method: analysis.MethodInterpolated}
+	if got := capacityCaption(c, plan.ScheduleConcurrency); !strings.Contains(got, "rounded down to a whole load") {
+		t.Errorf("interpolated concurrency caption %q lacks the rounding", got)
+	}
+	if got := capacityCaption(c, plan.ScheduleRate); strings.Contains(got, "rounded") {
+		t.Errorf("rate caption %q says rounded", got)
+	}
+	if got := capacityCaption(analysis.Capacity{Method: analysis.MethodMeasured}, plan.ScheduleUsers); strings.Contains(got, "rounded") {
+		t.Errorf("measured caption %q says rounded", got)
+	}
+}
+
+// A segment analysed from the mix's records shows the mix's users in the capacity
+// table, marked "(mix)": the demo's long segment does not serve 186 users by itself.
+func TestCapacityTableMarksTheMixsUsers(t *testing.T) {
+	in := chartRun(t, "demo")
+	_, rows := capacityTable(in.a)
+	for i, seg := range allSegments(in.a) {
+		if got := strings.HasSuffix(rows[i][6], " (mix)"); got != seg.FromMix {
+			t.Errorf("segment %s (from mix %v): users cell %q", seg.Segment, seg.FromMix, rows[i][6])
+		}
 	}
 }

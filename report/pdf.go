@@ -169,10 +169,41 @@ func dateText(t time.Time) string {
 // clipText cuts a paragraph to pdfMaxTextLen runes so its auto row fits a page.
 func clipText(s string) string {
 	r := []rune(s)
-	if len(r) <= pdfMaxTextLen {
-		return s
+	if len(r) > pdfMaxTextLen {
+		s = string(r[:pdfMaxTextLen]) + "…"
 	}
-	return string(r[:pdfMaxTextLen]) + "…"
+	return breakLongWords(s, pdfMaxWordLen)
+}
+
+// pdfMaxWordLen is the longest run of characters without a space that the PDF prints
+// as one word: maroto wraps lines only at spaces, so a longer word (a long model
+// name, a URL) would run past the right margin and be cut off.
+const pdfMaxWordLen = 48
+
+// breakLongWords inserts a space into every word of s longer than n runes: after the
+// last '/', '-', '_', '.' or ':' within its first n runes, else after n runes.
+func breakLongWords(s string, n int) string {
+	words := strings.Split(s, " ")
+	for i, w := range words {
+		r := []rune(w)
+		var b strings.Builder
+		for len(r) > n {
+			cut := n
+			for j := n - 1; j > n/2; j-- {
+				if strings.ContainsRune("/-_.:", r[j]) {
+					cut = j + 1
+					break
+				}
+			}
+			b.WriteString(string(r[:cut]) + " ")
+			r = r[cut:]
+		}
+		if b.Len() > 0 {
+			b.WriteString(string(r))
+			words[i] = b.String()
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // heading is a section heading row.

@@ -35,3 +35,25 @@ func TestLadderTextNamesASearchsMeasuredLoads(t *testing.T) {
 		t.Errorf("ladderText = %q, want the measured loads 25, 100, 186, 400", got)
 	}
 }
+
+// A word longer than a line holds (a long model name, a URL) gets a space where it can
+// break, so maroto, which wraps only at spaces, keeps it inside the page; short words
+// and the text's characters are unchanged.
+func TestPDFBreaksLongWords(t *testing.T) {
+	long := "org-with-a-long-name/some-model-name-that-goes-on-and-on-AWQ-int4-|pipe|-super-long-variant"
+	got := breakLongWords("One H100 serving "+long+" keeps 5 users", pdfMaxWordLen)
+	for _, w := range strings.Fields(got) {
+		if n := len([]rune(w)); n > pdfMaxWordLen {
+			t.Errorf("word %q has %d runes, want ≤ %d", w, n, pdfMaxWordLen)
+		}
+	}
+	if strings.ReplaceAll(got, " ", "") != strings.ReplaceAll("One H100 serving "+long+" keeps 5 users", " ", "") {
+		t.Errorf("breakLongWords changed the text's characters: %q", got)
+	}
+	if !strings.Contains(got, "One H100 serving org-with-a-long-name/") {
+		t.Errorf("want the break after a '/' or '-', got %q", got)
+	}
+	if s := "meta-llama/Llama-3.1-8B-Instruct keeps 225 users"; breakLongWords(s, pdfMaxWordLen) != s {
+		t.Errorf("a name that fits a line was broken: %q", breakLongWords(s, pdfMaxWordLen))
+	}
+}

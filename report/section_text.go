@@ -126,13 +126,18 @@ func capacityIntro(a *analysis.Analysis) string {
 		loadName(a), constraintsText(a.Constraints), users, shareText(headroom(a)))
 }
 
-// capacityTable is every segment's capacity: headers and one row per segment.
+// capacityTable is every segment's capacity: headers and one row per segment (a segment
+// analysed from the mix's records shows the mix's users, marked "(mix)").
 func capacityTable(a *analysis.Analysis) ([]string, [][]string) {
 	var data [][]string
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
+		users := capacityUsersText(c)
+		if seg.FromMix && users != "–" {
+			users += " (mix)" // the mix's users, of whom this segment sends its share
+		}
 		data = append(data, []string{seg.Segment, capacityText(a, c), rangeText(c), methodText(c.Method),
-			orDash(c.Bottleneck), auto(c.ThroughputAtCapacity), capacityUsersText(c)})
+			orDash(c.Bottleneck), auto(c.ThroughputAtCapacity), users})
 	}
 	return []string{"segment", "capacity", "range", "method", "bottleneck", "req/s at cap.", "users / replica"}, data
 }
