@@ -23,6 +23,16 @@ type kvEvidence struct {
 	preemptions float64
 }
 
+// kvPeakWords says how full a roomy KV cache got (peak usage, a fraction): "peaked at
+// only 42% full", or "stayed under 1% full" for a cache that stayed (almost) empty,
+// never "0%".
+func kvPeakWords(f float64) string {
+	if 100*f < 0.5 {
+		return "stayed under 1% full"
+	}
+	return fmt.Sprintf("peaked at only %.0f%% full", 100*f)
+}
+
 func kvOf(steps []StepStats) kvEvidence {
 	var e kvEvidence
 	for i := range steps {
@@ -82,7 +92,7 @@ func adviceFor(c Capacity, sa *SegmentAnalysis, dep deployment, device string) s
 		return w
 	}
 	if c.Bottleneck == RegimeErrors {
-		return errorsAdvice(c)
+		return errorsAdvice(c, sa.Steps, dep.target)
 	}
 	if c.Method == MethodNoData {
 		return noDataAdvice(sa.Steps)
@@ -106,7 +116,7 @@ func adviceFor(c Capacity, sa *SegmentAnalysis, dep deployment, device string) s
 	k := knobsOf(dep.engine)
 	switch c.Bottleneck {
 	case RegimeQueue:
-		return queueAdvice(c.QueueLimit, kvOf(sa.Steps), slotsOf(dep, sa), k)
+		return queueAdvice(c.QueueLimit, kvOf(sa.Steps), slotsOf(dep, sa), k, deviceNoun(device))
 	case RegimeDecode:
 		return decodeAdvice(k, cpu)
 	case RegimePrefill:
@@ -167,8 +177,9 @@ func orList(xs []string) string {
 }
 
 // queueAdvice advises on a queue (admission) bottleneck from what holds it (limit,
-// else the KV cache evidence), in the engine's settings.
-func queueAdvice(limit QueueLimit, kv kvEvidence, sc slotCount, k engineKnobs) string {
+// else the KV cache evidence), in the engine's settings; unit is what a replica runs
+// on ("GPU", or "machine" for a CPU server), named in "before buying more GPUs".
+func queueAdvice(limit QueueLimit, kv kvEvidence, sc slotCount, k engineKnobs, unit string) string {
 	slots := "the running batch"
 	switch sc.kind {
 	case slotConfigured:
@@ -212,8 +223,8 @@ func queueAdvice(limit QueueLimit, kv kvEvidence, sc slotCount, k engineKnobs) s
 		fmt.Fprintf(&b, "%s, so whether the KV cache has room is unknown: check %s; if it has room, raise %s%s, else add replicas behind a load balancer.%s",
 			what, k.kvMetric, k.slots, where, note)
 	case kv.peak < kvRoomyFrac:
-		fmt.Fprintf(&b, "The KV cache peaked at only %.0f%% with no preemptions, so %s is likely safe%s and would raise capacity before buying more GPUs (watch ITL, which grows with the batch); beyond that, add replicas behind a load balancer.%s",
-			100*kv.peak, raise, where, note)
+		fmt.Fprintf(&b, "The KV cache %s with no preemptions, so %s is likely safe%s and would raise capacity before buying more %ss (watch ITL, which grows with the batch); beyond that, add replicas behind a load balancer.%s",
+			kvPeakWords(kv.peak), raise, where, unit, note)
 	default:
 		fmt.Fprintf(&b, "The KV cache peaked at %.0f%% with no preemptions: a modest rise of %s%s may help (watch for preemptions); beyond that, add replicas behind a load balancer.%s",
 			100*kv.peak, k.slots, where, note)

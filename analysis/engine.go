@@ -42,6 +42,9 @@ type deployment struct {
 	runLimitSetting, runLimitFrom string
 	// speedUp is the simulator's speed_up (latencies are compressed by it); 1 otherwise.
 	speedUp float64
+	// target is the plan's target: its client timeouts (target.request_timeout …)
+	// explain timeout error classes in the advice.
+	target plan.Target
 }
 
 // deploymentOf detects the engine and its running limit from run.json and the scraped
@@ -49,8 +52,8 @@ type deployment struct {
 // the target.launch command, the scraped metric families, the GET /v1/models answer's
 // owned_by and, last, Ollama's default port 11434 in the target URL.
 func deploymentOf(meta rundir.RunMeta, samples []rundir.MetricSample) deployment {
-	d := deployment{speedUp: 1}
 	t := meta.Plan.Target
+	d := deployment{speedUp: 1, target: t}
 	if meta.Target.Simulator || t.URL == plan.TargetSimulator {
 		d.engine, d.engineSource = EngineSimulator, "the embedded simulator"
 		if su := settingFloat(meta.Target.Settings, "speed_up"); su > 0 {

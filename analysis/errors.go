@@ -116,11 +116,22 @@ func errorSummaryOf(a *Analysis) ErrorSummary {
 	return e
 }
 
-// errorsAdvice is the advice when the error-rate bound binds.
-func errorsAdvice(c Capacity) string {
+// errorsAdvice is the advice when the error-rate bound binds, from the failures of
+// steps: when most of them hit one of the client's own timeouts (target, e.g.
+// target.request_timeout), that limit and how to raise it; else where to look.
+func errorsAdvice(c Capacity, steps []StepStats, target plan.Target) string {
+	ct, timedOut := dominantTimeout(steps, target)
 	if c.Method == MethodBelowFirstStep {
+		if timedOut {
+			return "Requests fail already at the lowest load tested: " + c.BottleneckEvidence + "." + timeoutAdvice(ct) +
+				"; the latency figures are not meaningful until then."
+		}
 		return "Requests fail already at the lowest load tested: " + c.BottleneckEvidence +
 			". Fix the target (URL, model name, API key, request format) before capacity can be measured; the latency figures are not meaningful until then."
+	}
+	if timedOut {
+		return "Requests fail as load grows: " + c.BottleneckEvidence + "." + timeoutAdvice(ct) +
+			"; until then each replica takes only this load, so size with more replicas behind a load balancer."
 	}
 	return "The server starts failing requests as load grows: " + c.BottleneckEvidence +
 		". Check the server log for the cause (rate limiting, timeouts, out-of-memory); until it is fixed each replica takes only this load, so size with more replicas behind a load balancer."

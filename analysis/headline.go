@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/llmcap/llmcap/plan"
@@ -35,7 +36,7 @@ func headlineOf(a *Analysis, dep deployment, sz sizing) Headline {
 	cpu := deviceNoun(sz.gpu) == "machine"
 	note := usersNote(a, c)
 	if c.OfferedRateRps > 0 && !c.ClientLimited {
-		note += fmt.Sprintf(" The server completed %.2f of the %.2f requests/s offered.", c.MaxRateWithinSLA, c.OfferedRateRps)
+		note += fmt.Sprintf(" The server completed %s of the %s requests/s offered.", rateNum(c.MaxRateWithinSLA), rateNum(c.OfferedRateRps))
 	}
 	return Headline{Note: strings.TrimSpace(note), Limit: limitWords(a, c, sa, dep),
 		Action: actionWords(a, c, sa, dep, cpu), Certainty: CertaintyText(a.Schedule, c)}
@@ -89,11 +90,28 @@ func loadUnit(schedule string, c Capacity) string {
 	return "requests in flight"
 }
 
+// rateNum renders a request rate (req/s) for a sentence: whole rates without decimals
+// ("15"), others to about 3 significant digits ("20.2", "3.84", "0.512").
+func rateNum(x float64) string {
+	ax := math.Abs(x)
+	switch {
+	case x == math.Trunc(x) && ax < 1e12:
+		return fmt.Sprintf("%.0f", x)
+	case ax >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case ax >= 10:
+		return fmt.Sprintf("%.1f", x)
+	case ax >= 1:
+		return fmt.Sprintf("%.2f", x)
+	}
+	return fmt.Sprintf("%.3f", x)
+}
+
 // certLoad renders a load x with its unit: "186 users", "12 requests in flight",
-// "20.20 requests/s".
+// "20.2 requests/s".
 func certLoad(schedule string, c Capacity, x float64) string {
 	if schedule == plan.ScheduleRate && c.UsersSource != UsersMeasured {
-		return fmt.Sprintf("%.2f requests/s", x)
+		return rateNum(x) + " requests/s"
 	}
 	return fmtNum(roundTo(x, 1)) + " " + loadUnit(schedule, c)
 }
@@ -105,7 +123,7 @@ func CertaintyText(schedule string, c Capacity) string {
 	w := func(x float64) string { return certLoad(schedule, c, x) }
 	n := func(x float64) string {
 		if schedule == plan.ScheduleRate && c.UsersSource != UsersMeasured {
-			return fmt.Sprintf("%.2f", x)
+			return rateNum(x)
 		}
 		return fmtNum(roundTo(x, 1))
 	}

@@ -19,6 +19,10 @@ func limitWords(a *Analysis, c Capacity, sa *SegmentAnalysis, dep deployment) st
 	case c.Bottleneck == RegimeErrors && c.cause == causeHung:
 		return "Beyond this load requests hang: the server looks stuck, not busy."
 	case c.Bottleneck == RegimeErrors:
+		if ct, ok := dominantTimeout(sa.Steps, dep.target); ok {
+			return "Beyond this load too many requests fail: most run past the test's own " + ct.plain +
+				" (" + durationWords(ct.limit) + "), not a server error."
+		}
 		return "Beyond this load too many requests fail."
 	case c.Method == MethodBelowFirstStep && c.FirstStepSaturated:
 		one, _ := ladderWords(stepsSchedule(sa.Steps))
@@ -83,6 +87,10 @@ func actionWords(a *Analysis, c Capacity, sa *SegmentAnalysis, dep deployment, c
 	case c.Method == MethodNoData || c.cause == causeHung || c.cause == causeUndetermined:
 		return c.Advice
 	case c.Bottleneck == RegimeErrors:
+		if ct, ok := dominantTimeout(sa.Steps, dep.target); ok {
+			return "Allow requests more than " + durationWords(ct.limit) + " if the SLA accepts answers that long, and test again: " +
+				"the failures are the test's own " + ct.plain + ", so the server may serve more."
+		}
 		return "Fix the failing requests first: a capacity is not trustworthy while requests fail."
 	case c.Method == MethodBelowFirstStep && c.FirstStepSaturated:
 		return "Test lower loads to find what one server handles; more servers behind a load balancer share the load."
@@ -108,7 +116,7 @@ func regimeAction(r Regime, limit QueueLimit, sa *SegmentAnalysis, dep deploymen
 		case !kv.seen:
 			return "Check whether the server's memory has room for more requests at once: if it has, let it work on more at once; if not, " + more + "."
 		case kv.peak < kvRoomyFrac:
-			return fmt.Sprintf("Let the server work on more requests at once (its memory peaked at only %.0f%% full, so there is room) before buying more hardware; beyond that, %s.", 100*kv.peak, more)
+			return fmt.Sprintf("Let the server work on more requests at once (its memory for conversations %s, so there is room) before buying more hardware; beyond that, %s.", kvPeakWords(kv.peak), more)
 		}
 		return "A modest rise in how many requests the server works on at once may help; beyond that, " + more + "."
 	case RegimeDecode:

@@ -34,8 +34,10 @@ func TestAnswerIsOnePlainSentence(t *testing.T) {
 			c.UsersSource, c.ThinkTimeS, c.UsersWithThinkTime, c.MaxConcurrencyWithinSLA = "", 0, 22, 22
 		}), sz,
 			"One H100 serving Llama 3.1 8B keeps 22 requests in flight within the SLA. 5,000 users need 285 GPUs, about $520,125 a month."},
+		{"whole rate", plan.ScheduleRate, with(users, func(c *Capacity) { c.UsersSource, c.MaxRateWithinSLA = UsersConverted, 15 }), sz,
+			"One H100 serving Llama 3.1 8B keeps about 225 users (who pause 10 s between requests) within the SLA — 15 requests/s. 5,000 users need 28 GPUs, about $51,100 a month."},
 		{"rate", plan.ScheduleRate, with(users, func(c *Capacity) { c.UsersSource, c.MaxRateWithinSLA = UsersConverted, 20.2 }), sz,
-			"One H100 serving Llama 3.1 8B keeps about 225 users (who pause 10 s between requests) within the SLA — 20.20 requests/s. 5,000 users need 28 GPUs, about $51,100 a month."},
+			"One H100 serving Llama 3.1 8B keeps about 225 users (who pause 10 s between requests) within the SLA — 20.2 requests/s. 5,000 users need 28 GPUs, about $51,100 a month."},
 	}
 	for _, tc := range cases {
 		c := tc.c

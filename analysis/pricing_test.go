@@ -131,12 +131,14 @@ func TestUnreadableOverrideFallsBackToTheEmbeddedCatalog(t *testing.T) {
 	}
 }
 
-// TestHeadroomTextSaysThePlannedShare: the sizing table's footnote gives the headroom
-// and the share of users/replica each replica is planned for.
+// TestHeadroomTextSaysThePlannedShare: the sizing table's footnote gives, in plain
+// words without the config key, the share of its capacity each replica is planned for
+// and the headroom.
 func TestHeadroomTextSaysThePlannedShare(t *testing.T) {
 	for h, want := range map[float64]string{
-		0.2:  "Replicas keep 20% headroom (report.headroom): each is planned for 80% of its users/replica.",
-		0.15: "Replicas keep 15% headroom (report.headroom): each is planned for 85% of its users/replica.",
+		0.2:  "Each server (replica) is planned at 80% of its capacity, leaving 20% headroom.",
+		0.15: "Each server (replica) is planned at 85% of its capacity, leaving 15% headroom.",
+		0:    "Each server (replica) is planned at 100% of its capacity, with no headroom.",
 	} {
 		if got := HeadroomText(h); got != want {
 			t.Errorf("headroom %v: %q, want %q", h, got, want)

@@ -163,8 +163,8 @@ func answerSentence(a *Analysis, sz sizing) string {
 		return fmt.Sprintf("%s%s misses the SLA (%s) already at the lowest load tested: %s, so no number of replicas meets it; relax the SLA or use a faster deployment.",
 			who, src, orDash(c.LimitingConstraint), why) + speedUpNote(a)
 	case a.Schedule == plan.ScheduleTrace:
-		return fmt.Sprintf("%s%s meets the SLA on the replayed trace (%.2f requests/s); replay at other speeds (trace.time_scale) to find the limit.",
-			who, src, c.MaxRateWithinSLA) + speedUpNote(a)
+		return fmt.Sprintf("%s%s meets the SLA on the replayed trace (%s requests/s); replay at other speeds (trace.time_scale) to find the limit.",
+			who, src, rateNum(c.MaxRateWithinSLA)) + speedUpNote(a)
 	}
 	s := fmt.Sprintf("%s%s keeps %s within the SLA", who, src, answerLoad(a, c))
 	if f := inFlightWords(a, c); f != "" {
@@ -179,7 +179,7 @@ func answerSentence(a *Analysis, sz sizing) string {
 // answerLoad is the answer's one number of users (or, with no think time, requests
 // in flight; for a rate ladder without users, the rate), qualified as "at least" for a
 // lower bound and "about" for a modelled or estimated figure: "186 users (who pause
-// 10 s between requests)", "at least 12 requests in flight", "about 20.20 requests/s".
+// 10 s between requests)", "at least 12 requests in flight", "about 20.2 requests/s".
 func answerLoad(a *Analysis, c Capacity) string {
 	var load string
 	about := c.Method == MethodModel || c.Method == MethodInterpolated
@@ -192,7 +192,7 @@ func answerLoad(a *Analysis, c Capacity) string {
 		load = fmt.Sprintf("%s %s (who pause %s s between requests)", commaInt(float64(c.Users)), noun, fmtNum(c.ThinkTimeS))
 		about = about || c.UsersSource == UsersConverted
 	case a.Schedule == plan.ScheduleRate:
-		load = fmt.Sprintf("%.2f requests/s", c.MaxRateWithinSLA)
+		load = rateNum(c.MaxRateWithinSLA) + " requests/s"
 	default:
 		load = commaInt(c.MaxConcurrencyWithinSLA) + " requests in flight"
 	}
@@ -206,14 +206,14 @@ func answerLoad(a *Analysis, c Capacity) string {
 }
 
 // inFlightWords is the answer's second figure: the requests in flight (or the rate)
-// behind its users, "about 17 requests in flight", "20.20 requests/s"; "" when the
+// behind its users, "about 17 requests in flight", "20.2 requests/s"; "" when the
 // answer's number already is it.
 func inFlightWords(a *Analysis, c Capacity) string {
 	if c.ThinkTimeS <= 0 || c.Users <= 0 {
 		return ""
 	}
 	if a.Schedule == plan.ScheduleRate {
-		return fmt.Sprintf("%.2f requests/s", c.MaxRateWithinSLA)
+		return rateNum(c.MaxRateWithinSLA) + " requests/s"
 	}
 	n := roundTo(c.MaxConcurrencyWithinSLA, 0)
 	if c.UsersSource == UsersMeasured {
@@ -297,10 +297,15 @@ func commaInt(x float64) string {
 	return s
 }
 
-// HeadroomText says how the replicas of the sizing rows keep headroom (a fraction in
-// [0, 1)): "Replicas keep 20% headroom (report.headroom): each is planned for 80% of its
-// users/replica." The CLI summary and the reports print it under the sizing table.
+// HeadroomText says, in plain words, how the replicas of the sizing rows keep headroom
+// (a fraction in [0, 1)): "Each server (replica) is planned at 80% of its capacity,
+// leaving 20% headroom." The CLI summary and the reports print it under the sizing
+// table; the setting (report.headroom) is named in the glossary and the capacity
+// section, not here.
 func HeadroomText(headroom float64) string {
-	return fmt.Sprintf("Replicas keep %s%% headroom (report.headroom): each is planned for %s%% of its users/replica.",
-		fmtNum(roundTo(100*headroom, 1)), fmtNum(roundTo(100*(1-headroom), 1)))
+	if headroom <= 0 {
+		return "Each server (replica) is planned at 100% of its capacity, with no headroom."
+	}
+	return fmt.Sprintf("Each server (replica) is planned at %s%% of its capacity, leaving %s%% headroom.",
+		fmtNum(roundTo(100*(1-headroom), 1)), fmtNum(roundTo(100*headroom, 1)))
 }

@@ -272,11 +272,11 @@ func TestSaturatedOpenLoopStatesTheServedRate(t *testing.T) {
 	rS := last.E2EMs.Mean / 1000
 	near(t, "users", c.UsersWithThinkTime, c.MaxRateWithinSLA*(rS+5), 1e-9)
 	near(t, "in flight", c.MaxConcurrencyWithinSLA, c.MaxRateWithinSLA*rS, 1e-9)
-	if want := fmt.Sprintf("keeps at least %s users (who pause 5 s between requests) within the SLA — %.2f requests/s.",
-		commaInt(float64(c.Users)), c.MaxRateWithinSLA); !strings.Contains(a.Answer, want) {
+	if want := fmt.Sprintf("keeps at least %s users (who pause 5 s between requests) within the SLA — %s requests/s.",
+		commaInt(float64(c.Users)), rateNum(c.MaxRateWithinSLA)); !strings.Contains(a.Answer, want) {
 		t.Errorf("answer %q lacks %q", a.Answer, want)
 	}
-	if want := fmt.Sprintf("The server completed %.2f of the 14.00 requests/s offered.", c.MaxRateWithinSLA); !strings.Contains(a.Headline.Note, want) {
+	if want := fmt.Sprintf("The server completed %s of the 14 requests/s offered.", rateNum(c.MaxRateWithinSLA)); !strings.Contains(a.Headline.Note, want) {
 		t.Errorf("note %q lacks %q", a.Headline.Note, want)
 	}
 }

@@ -133,7 +133,7 @@ func TestPDFEdgeFields(t *testing.T) {
 	if !strings.Contains(p1[1], banner) {
 		t.Errorf("page 1 second row = %q, want the speed-up banner", p1[1])
 	}
-	if r := findRow(p1, "error class"); r != "error class | count | sample message" {
+	if r := findRow(p1, "what failed"); r != "what failed | count | sample message" {
 		t.Errorf("page 1 error table header = %q", r)
 	}
 	if r := findRow(p1, "http_500 | 12"); !strings.Contains(r, "HTTP 500: upstream overloaded stack frame") || !strings.HasSuffix(r, "…") {
@@ -149,7 +149,7 @@ func TestPDFEdgeFields(t *testing.T) {
 		}
 	}
 	ev := pageTexts(evidenceSection(in)) // the technical key numbers follow page 1
-	if r := findRow(ev, "Throughput at capacity"); r != "Throughput at capacity | –" {
+	if r := findRow(ev, "Throughput at capacity"); !strings.HasPrefix(r, "Throughput at capacity (") || !strings.HasSuffix(r, ") | –") {
 		t.Errorf("throughput row = %q, want – without a capacity point", r)
 	}
 	if r := findRow(ev, "Method"); !strings.Contains(r, "SLA missed at the lowest load") {
@@ -192,7 +192,7 @@ func TestPDFTextEdgeFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	flat := strings.Join(strings.Fields(string(out)), " ")
-	for _, want := range []string{"Simulator ran 20.0× faster than real time", "error class", "http_500", "context deadline exceeded", "$2.50*"} {
+	for _, want := range []string{"Simulator ran 20.0× faster than real time", "what failed", "http_500", "context deadline exceeded", "$2.50*"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("PDF page 1 lacks %q", want)
 		}

@@ -182,8 +182,8 @@ func fillHTMLSummary(p *htmlPage, a *analysis.Analysis) {
 	p.Lines = headlineLines(a.Headline)
 	if errorsBound(a) {
 		p.ErrorsText = errorsSummaryText(a.Errors)
-		if rows := errorRows(a.Errors); len(rows) > 0 {
-			t := newHTMLTable([]string{"error class", "count", "sample message"}, rows)
+		if rows := errorPlainRows(a); len(rows) > 0 {
+			t := newHTMLTable(errorPlainHeaders, rows)
 			p.Errors = &t
 		}
 	}

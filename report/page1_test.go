@@ -83,7 +83,7 @@ func TestSizingSaysMachinesAndNoPrice(t *testing.T) {
 	}
 	a.WhatIf = a.WhatIf[:1]
 	w := a.WhatIf[0]
-	atMost := "measured: at most " + num(float64(w.Replicas), 0) + " replicas"
+	atMost := "lower bound: at most " + num(float64(w.Replicas), 0) + " replicas"
 	dir := fxWriteRunDir(t, a, 5)
 	in, err := loadInput(dir, a)
 	if err != nil {
@@ -139,7 +139,7 @@ func TestPlainNumbersQualifyEstimates(t *testing.T) {
 	c := analysis.Capacity{Method: methodMeasured, UsersSource: analysis.UsersConverted, UsersWithThinkTime: 226.2, Users: 226,
 		MaxConcurrencyWithinSLA: 23, ThinkTimeS: 10}
 	a := &analysis.Analysis{Schedule: "concurrency", Overall: c}
-	if got := plainNumbers(a)[0]; got.Key != "Users one GPU serves within the SLA" || got.Value != "about 226 (who pause 10 s between requests)" {
+	if got := plainNumbers(a)[0]; got.Key != "Users per GPU within SLA" || got.Value != "about 226 (who pause 10 s between requests)" {
 		t.Errorf("converted users = %+v", got)
 	}
 	a.Overall.Method = methodAtLeast

@@ -35,7 +35,7 @@ func summaryPage(in *input) []core.Row {
 		rows = append(rows, labelledPara(l[0], l[1]))
 	}
 	if errorsBound(a) {
-		rows = append(rows, errorsTable(a.Errors)...)
+		rows = append(rows, errorsTable(a)...)
 	}
 	rows = append(rows, subheading("Key numbers"))
 	rows = append(rows, kvTable(plainNumbers(a))...)
@@ -99,7 +99,7 @@ func evidenceSection(in *input) []core.Row {
 // whatIfTable is the sizing table (whatIfRows) laid out for the PDF.
 func whatIfTable(a *analysis.Analysis) []core.Row {
 	hdr, data := whatIfRows(a)
-	return table(hdr, []int{3, 4, 2, 3, 2, 2, 2, 3, 3}, data)
+	return table(hdr, []int{3, 5, 2, 2, 2, 2, 2, 3, 3}, data)
 }
 
 // evidenceVerdict is the bottleneck verdict: the regime's description, or, when no
@@ -112,15 +112,15 @@ func evidenceVerdict(c analysis.Capacity) string {
 	return bottleneckVerdict(c.Bottleneck)
 }
 
-// errorsTable is the run's error breakdown for page 1: a sentence, then class, count
-// and a one-line sample message per error class.
-func errorsTable(e analysis.ErrorSummary) []core.Row {
-	rows := []core.Row{subheading("Errors"), para(errorsSummaryText(e), props.Text{Size: 9, Top: 1, Bottom: 1})}
-	data := errorRows(e)
+// errorsTable is the run's error breakdown for page 1: a sentence, then what failed in
+// plain words (errorPlainRows), the count and a one-line sample message per error class.
+func errorsTable(a *analysis.Analysis) []core.Row {
+	rows := []core.Row{subheading("Errors"), para(errorsSummaryText(a.Errors), props.Text{Size: 9, Top: 1, Bottom: 1})}
+	data := errorPlainRows(a)
 	if len(data) == 0 {
 		return rows
 	}
-	return append(rows, textTable([]string{"error class", "count", "sample message"}, []int{5, 3, 16}, data)...)
+	return append(rows, textTable(errorPlainHeaders, []int{6, 2, 16}, data)...)
 }
 
 // thinkTimeText states the think time and how users are counted: measured by a users

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/llmcap/llmcap/analysis"
@@ -26,7 +27,7 @@ func keyNumbers(a *analysis.Analysis) []keyValue {
 		{"Method", methodText(c.Method)},
 		{"Binding constraint", analysis.BindingText(c)},
 		{"Bottleneck", orDash(c.Bottleneck)},
-		{"Throughput at capacity", throughputText(c)},
+		{"Throughput at capacity (" + throughputSource(a, c) + ")", throughputText(c)},
 		{usersLabel(c), capacityUsersText(c)},
 		{"Headline source", src},
 		{"SLA", constraintsText(a.Constraints)},
@@ -113,14 +114,15 @@ func orDash[S ~string](s S) string {
 }
 
 // plainNumbers are page 1's key numbers in a manager's words: the users one replica
-// serves, the requests in flight and the throughput there, and the SLA. The technical
-// figures (range kind, bootstrap noise, method, regime, source) are keyNumbers, in
+// serves, the requests in flight and the request rate there, and the SLA with what it
+// means. Loads show whole numbers without decimals. The technical figures (range kind,
+// bootstrap noise, method, regime, where the throughput comes from) are keyNumbers, in
 // the Evidence section.
 func plainNumbers(a *analysis.Analysis) []keyValue {
 	c := a.Overall
-	per := "one " + unitNoun(a)
+	per := unitNoun(a)
 	if g := gpusPerReplica(a); g > 1 {
-		per = fmt.Sprintf("one replica (%d GPUs)", g)
+		per = fmt.Sprintf("replica (%d GPUs)", g)
 	}
 	kv := []keyValue{}
 	if u := capacityUsers(c); u > 0 && c.ThinkTimeS > 0 {
@@ -128,19 +130,54 @@ func plainNumbers(a *analysis.Analysis) []keyValue {
 		if q == "" && c.UsersSource == analysis.UsersConverted { // an estimate, as the answer says
 			q = "about "
 		}
-		kv = append(kv, keyValue{"Users " + per + " serves within the SLA", q + num(float64(u), 0) +
+		kv = append(kv, keyValue{"Users per " + per + " within SLA", q + num(float64(u), 0) +
 			" (who pause " + num(c.ThinkTimeS, 0) + " s between requests)"})
 	}
 	if x := c.MaxConcurrencyWithinSLA; finite(x) && x > 0 {
-		kv = append(kv, keyValue{"Requests in flight at once, at that load", boundWord(c) + auto(x)})
-	}
-	if isRate(a) && c.MaxRateWithinSLA > 0 {
-		kv = append(kv, keyValue{"Requests per second " + per + " serves", boundWord(c) + auto(c.MaxRateWithinSLA)})
+		kv = append(kv, keyValue{"Requests in flight at once", boundWord(c) + loadText(x)})
 	}
 	if t := throughputText(c); t != "–" {
-		kv = append(kv, keyValue{"Answers completed at that load", t})
+		kv = append(kv, keyValue{"Requests per second at that load", throughputWord(a, c) + t})
 	}
-	return append(kv, keyValue{"SLA (what counts as fast enough)", constraintsText(a.Constraints)})
+	return append(kv, keyValue{"SLA (what counts as fast enough)", slaWords(a.Constraints)})
+}
+
+// throughputWord qualifies the throughput at capacity for page 1: "at least " for a
+// lower bound, "about " where the queueing model or Little's law (requests in flight ÷
+// answer time) gives it rather than a served rate, else "".
+func throughputWord(a *analysis.Analysis, c analysis.Capacity) string {
+	if w := boundWord(c); w != "" {
+		return w
+	}
+	if isRate(a) {
+		return ""
+	}
+	return "about "
+}
+
+// throughputSource says where the throughput at capacity comes from, for the Evidence
+// section's label: a rate ladder's served rate, a users ladder's completion rate, or
+// the steady state requests in flight ÷ mean E2E (Little's law); the queueing model's
+// where the capacity is modelled.
+func throughputSource(a *analysis.Analysis, c analysis.Capacity) string {
+	var s string
+	switch {
+	case c.UsersSource == analysis.UsersMeasured:
+		s = "the users' completion rate"
+	case isRate(a):
+		s = "the rate served, at most the rate offered"
+	default:
+		s = "steady state: requests in flight ÷ mean E2E"
+	}
+	switch c.Method {
+	case methodInterpolated:
+		s += ", interpolated"
+	case methodModel:
+		s += ", modelled"
+	case methodAtLeast:
+		s += ", at the highest load"
+	}
+	return s
 }
 
 // boundWord qualifies a capacity figure: "at least " for a lower bound, "about " for a
@@ -164,15 +201,29 @@ func unitNoun(a *analysis.Analysis) string {
 	return analysis.DeviceNoun(a.Plan.Report.GPU)
 }
 
-// basisText is a sizing row's basis: "measured" or "projected", and, when the
-// capacity is only a lower bound (method at_least), the replicas as the upper bound
-// they are: "measured: at most 34 replicas".
+// basisText is a sizing row's basis in short words, as page 1's "How sure" line and
+// the answer's note tell it: how the capacity was found ("measured", "interpolated",
+// "modelled", "lower bound", or "projected" for another GPU), ", est. users" (estimated)
+// when the users are converted from requests in flight or a rate, and, for a
+// lower bound, the replicas as the upper bound they are ("at most 34 replicas"; one
+// replica needs no "at most").
 func basisText(a *analysis.Analysis, w analysis.WhatIf) string {
-	b := "measured"
+	c := a.Overall
+	b := map[analysis.CapacityMethod]string{methodMeasured: "measured", methodInterpolated: "interpolated",
+		methodModel: "modelled", methodAtLeast: "lower bound"}[c.Method]
 	if w.Projected {
 		b = "projected"
+		if c.Method == methodAtLeast {
+			b = "projected lower bound"
+		}
 	}
-	if a.Overall.Method == methodAtLeast && w.Replicas > 0 {
+	if b == "" {
+		b = "measured"
+	}
+	if c.UsersSource == analysis.UsersConverted {
+		b += ", est. users"
+	}
+	if c.Method == methodAtLeast && w.Replicas > 1 {
 		b += ": at most " + plural(w.Replicas, "replica")
 	}
 	return b
@@ -266,4 +317,73 @@ var glossaryTerms = []keyValue{
 	{"lower bound", "\"at least\": no load tested broke the SLA, so the true capacity is higher; replicas are then \"at most\""},
 	{"range", "where the true capacity lies: between the largest load measured to meet the SLA and the smallest measured to break it, or the queueing model's prediction interval where the model filled in between steps"},
 	{"headroom", "the spare share of its users each replica keeps (report.headroom)"},
+}
+
+// slaWords is page 1's SLA: the constraints as written ("TTFT p95 ≤ 500 ms, ITL p95 ≤
+// 50.0 ms"), then what they mean in plain words ("first word within 500 ms, then
+// words every 50 ms or faster, for 95% of requests"); "none" for an empty SLA.
+func slaWords(cs []plan.Constraint) string {
+	if len(cs) == 0 {
+		return constraintsText(cs)
+	}
+	var parts []string
+	same := true
+	for i, c := range cs {
+		same = same && strings.EqualFold(c.Stat, cs[0].Stat)
+		parts = append(parts, constraintWords(c, i > 0))
+	}
+	if same {
+		if w := statWords(cs[0].Stat); w != "" {
+			return constraintsText(cs) + ": " + strings.Join(parts, ", ") + ", " + w
+		}
+		return constraintsText(cs) + ": " + strings.Join(parts, ", ")
+	}
+	for i, c := range cs {
+		if w := statWords(c.Stat); w != "" {
+			parts[i] += " (" + w + ")"
+		}
+	}
+	return constraintsText(cs) + ": " + strings.Join(parts, ", ")
+}
+
+// constraintWords is one SLA constraint's limit in plain words ("first word within 500
+// ms"); then is true after the first constraint ("then words every 50 ms or faster").
+func constraintWords(c plan.Constraint, then bool) string {
+	t := loadText(c.ThresholdMs) + " ms"
+	if c.ThresholdMs >= 10000 {
+		t = ms(c.ThresholdMs)
+	}
+	switch strings.ToLower(c.Metric) {
+	case "ttft":
+		return "first word within " + t
+	case "ttfo":
+		return "first output within " + t
+	case "itl", "tpot":
+		if then {
+			return "then words every " + t + " or faster"
+		}
+		return "words every " + t + " or faster"
+	case "e2e":
+		return "whole answer within " + t
+	}
+	return strings.ToUpper(c.Metric) + " within " + t
+}
+
+// statWords says which requests a statistic covers: "for 95% of requests", "on
+// average", "for half of requests"; "" when it has no plain reading.
+func statWords(stat string) string {
+	s := strings.ToLower(stat)
+	switch {
+	case s == "mean" || s == "avg":
+		return "on average"
+	case s == "p50" || s == "median":
+		return "for half of requests"
+	case s == "max":
+		return "for every request"
+	case strings.HasPrefix(s, "p"):
+		if n, err := strconv.ParseFloat(s[1:], 64); err == nil && n > 0 && n < 100 {
+			return "for " + loadText(n) + "% of requests"
+		}
+	}
+	return ""
 }

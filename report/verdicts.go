@@ -140,6 +140,21 @@ func errorRows(e analysis.ErrorSummary) [][]string {
 	return rows
 }
 
+// errorPlainHeaders are page 1's error-table headings (errorPlainRows).
+var errorPlainHeaders = []string{"what failed", "count", "sample message"}
+
+// errorPlainRows is page 1's error breakdown: errorRows with each class in plain words
+// and, for a client timeout, the plan's own limit ("request timeout (client, 1.5 s)",
+// analysis.ErrorClassWords); the class names stay in the Evidence, appendix and
+// workbook.
+func errorPlainRows(a *analysis.Analysis) [][]string {
+	rows := errorRows(a.Errors)
+	for _, r := range rows {
+		r[0] = analysis.ErrorClassWords(r[0], a.Plan.Target)
+	}
+	return rows
+}
+
 // oneLine collapses s to a single line of at most n runes ("…" when cut; "–" if empty).
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
