@@ -167,7 +167,7 @@ func buildCharts(in *input) []Chart {
 			if err == nil {
 				out[i].PNG, err = RenderPNG(p, ChartWidth, ChartHeight, pngDPI)
 			}
-			if err == nil && halfWidthKinds[s.kind] {
+			if err == nil && halfWidthKinds[s.kind] && fitsHalfCanvas(p) {
 				out[i].PNGHalf, err = RenderPNG(p, HalfChartWidth, HalfChartHeight, pngDPI)
 			}
 			out[i].Err = err
@@ -175,6 +175,26 @@ func buildCharts(in *input) []Chart {
 	}
 	wg.Wait()
 	return out
+}
+
+// fitsHalfCanvas reports whether p's legend lies inside its data area on the compact
+// HalfChartWidth × HalfChartHeight canvas, shrinking the legend's text to 80% when that
+// makes it fit (p's legend keeps the smaller text: call it after the full-size
+// renders). A legend placed beside the plot there squeezes the data into a sliver and
+// clips the title and axis label, so such a chart has no compact PNG and the PDF
+// scales the full-size one down instead (see halfPNG).
+func fitsHalfCanvas(p *plot.Plot) (ok bool) {
+	defer func() {
+		if recover() != nil { // a degenerate axis: no compact PNG
+			ok = false
+		}
+	}()
+	c := draw.New(vgsvg.New(HalfChartWidth, HalfChartHeight))
+	if layoutLegend(c, p).Inside {
+		return true
+	}
+	p.Legend.TextStyle.Font.Size *= 0.8
+	return layoutLegend(c, p).Inside
 }
 
 // writeCharts writes each chart as NAME.svg and NAME.png into dir.
