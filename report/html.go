@@ -253,14 +253,7 @@ func fillHTMLModel(p *htmlPage, a *analysis.Analysis, byName map[string]htmlChar
 	if !anySucceeded(a) {
 		p.NoFitCharts = noFitChartsText
 	}
-	var names []string
-	for _, seg := range allSegments(a) {
-		names = append(names, "fit-"+slugify(seg.Segment))
-	}
-	names = append(names, "pareto")
-	for _, seg := range allSegments(a) {
-		names = append(names, "cdf-"+slugify(seg.Segment))
-	}
+	names := modelChartNames(a)
 	for _, n := range names {
 		if c, ok := byName[n]; ok {
 			p.ModelCharts = append(p.ModelCharts, c)

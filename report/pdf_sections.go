@@ -280,14 +280,7 @@ func modelSection(in *input, byName map[string]Chart) []block {
 	if !anySucceeded(a) {
 		head = append(head, para(noFitChartsText, props.Text{Size: 9, Top: 2, Bottom: 1}))
 	}
-	var names []string
-	for _, seg := range allSegments(a) {
-		names = append(names, "fit-"+slugify(seg.Segment))
-	}
-	names = append(names, "pareto")
-	for _, seg := range allSegments(a) {
-		names = append(names, "cdf-"+slugify(seg.Segment))
-	}
+	names := modelChartNames(a)
 	out := append([]block{head}, chartPairs(byName, names...)...)
 	if gt := a.GroundTruth; len(gt) > 0 {
 		b := block{subheading("Ground truth (simulator settings)"),

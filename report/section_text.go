@@ -115,6 +115,20 @@ func fitTable(a *analysis.Analysis) ([]string, [][]string) {
 	return []string{"segment", "slots (95% CI)", "X_max req/s", "base TTFT ms", "ITL ms (n = batch)", "prefill ms / 1k tok", "R²", "max |resid.| ms"}, data
 }
 
+// modelChartNames are the model section's charts in order: each segment's fit, the
+// Pareto front, each segment's TTFT CDF (the run may lack some).
+func modelChartNames(a *analysis.Analysis) []string {
+	var names []string
+	for _, seg := range allSegments(a) {
+		names = append(names, "fit-"+slugify(seg.Segment))
+	}
+	names = append(names, "pareto")
+	for _, seg := range allSegments(a) {
+		names = append(names, "cdf-"+slugify(seg.Segment))
+	}
+	return names
+}
+
 // capacityIntro is the paragraph that opens the capacity section: the definition of
 // capacity, how users per replica are counted and the replicas formula.
 func capacityIntro(a *analysis.Analysis) string {
