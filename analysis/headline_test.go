@@ -100,3 +100,20 @@ func with[T any](v T, f func(*T)) T {
 	f(&v)
 	return v
 }
+
+// One request in flight is singular: "about 1 request in flight", not "1 requests".
+func TestInFlightWordsSingular(t *testing.T) {
+	a := &Analysis{Schedule: plan.ScheduleUsers}
+	for _, tc := range []struct {
+		c    Capacity
+		want string
+	}{
+		{Capacity{ThinkTimeS: 2, Users: 4, MaxConcurrencyWithinSLA: 1.2, UsersSource: UsersMeasured}, "about 1 request in flight"},
+		{Capacity{ThinkTimeS: 2, Users: 9, MaxConcurrencyWithinSLA: 2.4, UsersSource: UsersMeasured}, "about 2 requests in flight"},
+		{Capacity{ThinkTimeS: 2, Users: 9, MaxConcurrencyWithinSLA: 1, UsersSource: UsersConverted}, "1 request in flight"},
+	} {
+		if got := inFlightWords(a, tc.c); got != tc.want {
+			t.Errorf("inFlightWords(%+v) = %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}

@@ -217,9 +217,18 @@ func inFlightWords(a *Analysis, c Capacity) string {
 	}
 	n := roundTo(c.MaxConcurrencyWithinSLA, 0)
 	if c.UsersSource == UsersMeasured {
-		return "about " + fmtNum(n) + " requests in flight"
+		return "about " + fmtNum(n) + requestsWord(n) + " in flight"
 	}
-	return fmtNum(roundTo(c.MaxConcurrencyWithinSLA, 1)) + " requests in flight"
+	n = roundTo(c.MaxConcurrencyWithinSLA, 1)
+	return fmtNum(n) + requestsWord(n) + " in flight"
+}
+
+// requestsWord is " request" for exactly one, else " requests".
+func requestsWord(n float64) string {
+	if n == 1 {
+		return " request"
+	}
+	return " requests"
 }
 
 // sizingWords is the answer's sizing sentence for the largest measured target: " 5,000

@@ -308,3 +308,36 @@ func TestCapacityTableMarksTheMixsUsers(t *testing.T) {
 		}
 	}
 }
+
+// The fit chart draws the steps the model was fitted to (the fit's residual loads) as
+// filled points and the others (not steady) as rings named "not fitted": the demo's mix
+// fit (R² 0.896 over loads 25–186) sat beside a model 8 s off at 400 users drawn like
+// evidence of the fit.
+func TestFitChartSeparatesUnfittedSteps(t *testing.T) {
+	in := chartRun(t, "demo")
+	for _, seg := range allSegments(in.a) {
+		if seg.Fit == nil || len(seg.Fit.ResidualLoads) == 0 {
+			continue
+		}
+		kept, _ := evidenceSteps(seg.Steps)
+		fitted, other := fittedSteps(seg.Fit, kept)
+		if len(fitted) != len(seg.Fit.ResidualLoads) || len(fitted)+len(other) != len(kept) {
+			t.Errorf("%s: %d fitted + %d other of %d steps, fit over %d loads", seg.Segment, len(fitted), len(other), len(kept), len(seg.Fit.ResidualLoads))
+		}
+		p, err := FitPlot(in.a, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg, err := RenderSVG(p, ChartWidth, ChartHeight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(svg), "not fitted"); got != (len(other) > 0) {
+			t.Errorf("%s: legend says not fitted %v, want %v (%d unfitted steps)", seg.Segment, got, len(other) > 0, len(other))
+		}
+	}
+	mix, _ := segmentByName(in.a, "mix")
+	if _, other := fittedSteps(mix.Fit, mix.Steps); len(other) == 0 {
+		t.Errorf("the demo's mix fit covers every step; the fixture has unfitted ones (loads 192–400)")
+	}
+}

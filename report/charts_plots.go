@@ -343,17 +343,31 @@ func FitPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis) (*plot.Plot, er
 		return nil, err
 	}
 	kept, out := evidenceSteps(seg.Steps)
-	meas := xys(kept, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.TTFTMs).P95 })
+	fitted, unfitted := fittedSteps(seg.Fit, kept)
+	meas := xys(fitted, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.TTFTMs).P95 })
+	other := xys(unfitted, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.TTFTMs).P95 })
 	late := xys(out, false, func(s analysis.StepStats) (float64, float64) { return s.Load, shown(s.TTFTMs).P95 })
-	if len(meas) > 0 {
-		sc, err := plotter.NewScatter(meas)
+	name := "measured TTFT p95"
+	if len(other) > 0 {
+		name = "measured TTFT p95, fitted"
+	}
+	for _, m := range []struct {
+		pts   plotter.XYs
+		name  string
+		shape draw.GlyphDrawer
+	}{{meas, name, draw.CircleGlyph{}}, {other, "measured, not fitted (not steady)", draw.RingGlyph{}}} {
+		if len(m.pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(m.pts)
 		if err != nil {
 			return nil, fmt.Errorf("fit measured: %w", err)
 		}
-		sc.Color, sc.Shape, sc.Radius = plotutil.Color(1), draw.CircleGlyph{}, vg.Points(3)
+		sc.Color, sc.Shape, sc.Radius = plotutil.Color(1), m.shape, vg.Points(3)
 		p.Add(sc)
-		p.Legend.Add("measured TTFT p95", sc)
+		p.Legend.Add(m.name, sc)
 	}
+	meas = append(meas, other...)
 	if err := addLeftOut(p, late); err != nil {
 		return nil, err
 	}
@@ -382,6 +396,23 @@ func fitTitle(segment string, r2 float64) string {
 		r += ", " + q
 	}
 	return fmt.Sprintf("Model fit: %s (%s)", segment, r)
+}
+
+// fittedSteps splits steps into those the model was fitted to (their loads are the
+// fit's ResidualLoads: the steady steps, when at least two were) and the others, which
+// the fit's R² and residuals do not cover; all are fitted without a fit.
+func fittedSteps(f *analysis.Fit, steps []analysis.StepStats) (fitted, other []analysis.StepStats) {
+	if f == nil || len(f.ResidualLoads) == 0 {
+		return steps, nil
+	}
+	for _, s := range steps {
+		if slices.Contains(f.ResidualLoads, s.Load) {
+			fitted = append(fitted, s)
+		} else {
+			other = append(other, s)
+		}
+	}
+	return fitted, other
 }
 
 // shownCurve is the part of a segment's model curve within the load axis that

@@ -96,6 +96,7 @@ type htmlPage struct {
 	GroundTruth             []keyValue
 
 	CapacityIntro string
+	SizingHeading string
 	Capacity      htmlTable
 	SizingNotes   []string
 
@@ -271,6 +272,7 @@ func fillHTMLCapacity(p *htmlPage, a *analysis.Analysis) {
 	p.Capacity = sortable(newHTMLTable(capacityTable(a)))
 	if len(a.WhatIf) > 0 {
 		p.SizingNotes = sizingNotes(a)
+		p.SizingHeading = sizingHeading(a)
 	}
 }
 

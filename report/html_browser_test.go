@@ -120,6 +120,21 @@ func TestHTMLInChromium(t *testing.T) {
 	if answer != in.a.Answer {
 		t.Errorf("the answer reads %q, want %q", answer, in.a.Answer)
 	}
+	// A segment's step table, with its SLA and regime columns last, fits the 1280 px
+	// window: a reader sees every verdict without scrolling sideways.
+	wide, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](
+		`Array.from(document.querySelectorAll("section[id^=segment] .scroll")).map(e => e.scrollWidth - e.clientWidth)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, over := range wide {
+		if over > 0 {
+			t.Errorf("segment step table %d is %v px wider than the page", i+1, over)
+		}
+	}
+	if len(wide) == 0 {
+		t.Errorf("no segment step table found")
+	}
 	if want := drawnCharts(charts); svgs != want {
 		t.Errorf("%d charts on the page, want the %d the run has", svgs, want)
 	}

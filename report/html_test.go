@@ -142,3 +142,20 @@ func TestHTMLSortKeys(t *testing.T) {
 		}
 	}
 }
+
+// The HTML's sections come in the PDF's order: summary, evidence, workload, capacity,
+// the segments, the model, methodology, the appendix.
+func TestHTMLSectionsInThePDFsOrder(t *testing.T) {
+	page, _, _ := writeFixtureHTML(t, nil)
+	last := -1
+	for _, id := range []string{`id="summary"`, `id="evidence"`, `id="workload"`, `id="capacity"`, `class="segment"`, `id="model"`, `id="methodology"`, `id="appendix"`} {
+		i := strings.Index(page, "<section "+id)
+		if id == `class="segment"` {
+			i = strings.Index(page, `class="segment">`)
+		}
+		if i < 0 || i < last {
+			t.Errorf("section %s at %d, after %d: want the PDF's order", id, i, last)
+		}
+		last = i
+	}
+}

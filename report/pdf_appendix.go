@@ -13,7 +13,7 @@ func capacitySection(in *input) []block {
 	rows = append(rows, table(hdr, []int{3, 3, 3, 7, 2, 3, 3}, data)...)
 	out := []block{rows}
 	if len(a.WhatIf) > 0 {
-		rows := []core.Row{subheading("Target users → replicas → " + unitNoun(a) + "s → cost")}
+		rows := []core.Row{subheading(sizingHeading(a))}
 		rows = append(rows, whatIfTable(a)...)
 		if n := samePriceNote(a.WhatIf); n != "" {
 			rows = append(rows, para(n, props.Text{Size: 8, Top: 1, Color: colGrey}))

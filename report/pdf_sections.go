@@ -285,7 +285,10 @@ func modelSection(in *input, byName map[string]Chart) []block {
 	if gt := a.GroundTruth; len(gt) > 0 {
 		b := block{subheading("Ground truth (simulator settings)"),
 			para(groundTruthIntro, props.Text{Size: 8.5, Top: 1, Bottom: 1, Color: colGrey})}
-		out = append(out, append(b, kvTable(groundTruthRows(gt))...))
+		kv := kvTable(groundTruthRows(gt))
+		n := min(len(kv), tableHeadRows)
+		out = append(out, append(b, kv[:n]...)) // the heading keeps its first rows; the rest flows
+		out = append(out, rowBlocks(kv[n:])...)
 	}
 	return out
 }

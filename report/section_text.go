@@ -115,6 +115,11 @@ func fitTable(a *analysis.Analysis) ([]string, [][]string) {
 	return []string{"segment", "slots (95% CI)", "X_max req/s", "base TTFT ms", "ITL ms (n = batch)", "prefill ms / 1k tok", "R²", "max |resid.| ms"}, data
 }
 
+// sizingHeading is the capacity section's heading of the sizing table.
+func sizingHeading(a *analysis.Analysis) string {
+	return "Target users → replicas → " + unitNoun(a) + "s → cost"
+}
+
 // modelChartNames are the model section's charts in order: each segment's fit, the
 // Pareto front, each segment's TTFT CDF (the run may lack some).
 func modelChartNames(a *analysis.Analysis) []string {

@@ -268,5 +268,17 @@ func writeCurves(f *excelize.File, st styles, a *analysis.Analysis, r0 int) erro
 	}
 	_ = f.SetCellStyle(sh, cellName(3, r0+1, false), cellName(6, r, false), st.ms)
 	_ = f.SetCellStyle(sh, cellName(7, r0+1, false), cellName(7, r, false), st.rps)
+	// The curves share the fit table's columns: widen those the curves' values (up to
+	// 6 digits of ms) would overflow into "###", and print without the fit table's
+	// header repeated over the curves' pages (it names other columns).
+	for c := 2; c <= 7; c++ {
+		name, _ := excelize.ColumnNumberToName(c)
+		if w, err := f.GetColWidth(sh, name); err == nil && w < 14 {
+			_ = f.SetColWidth(sh, name, name, 14)
+		}
+	}
+	if err := f.DeleteDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", Scope: sh}); err != nil {
+		return fmt.Errorf("%s print titles: %w", sh, err)
+	}
 	return f.AddTable(sh, &excelize.Table{Range: cellName(1, r0, false) + ":" + cellName(7, r, false), Name: "ModelCurves", StyleName: "TableStyleLight9"})
 }
