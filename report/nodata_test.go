@@ -11,8 +11,6 @@ import (
 
 	"github.com/llmcap/llmcap/rundir"
 
-	"github.com/xuri/excelize/v2"
-
 	"github.com/llmcap/llmcap/analysis"
 )
 
@@ -160,15 +158,7 @@ func TestRunDirText(t *testing.T) {
 // TestAllFailedWorkbookCharts: the workbook's Charts sheet says why it has no chart.
 func TestAllFailedWorkbookCharts(t *testing.T) {
 	a := fxAllFailed()
-	dir := fxWriteRunDir(t, a, 0)
-	if err := Write(dir, a, []string{"xlsx"}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenFile(filepath.Join(dir, FileXLSX))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, _, dir := writeXLSXOf(t, a, 0)
 	zr, err := zip.OpenReader(filepath.Join(dir, FileXLSX))
 	if err != nil {
 		t.Fatal(err)

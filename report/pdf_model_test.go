@@ -1,11 +1,8 @@
 package report
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/xuri/excelize/v2"
 )
 
 // TestPDFModelTableFlagsPoorFit checks the model-fit table: a fit with R² below
@@ -34,15 +31,7 @@ func TestPDFModelTableFlagsPoorFit(t *testing.T) {
 func TestXLSXModelSheetFlagsPoorFit(t *testing.T) {
 	a := fxAnalysis()
 	a.Segments[0].Fit.R2, a.Segments[1].Fit.R2 = 0.63, 0.97
-	dir := fxWriteRunDir(t, a, 2)
-	if err := Write(dir, a, []string{"xlsx"}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenFile(filepath.Join(dir, FileXLSX))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, _, _ := writeXLSXOf(t, a, 2)
 	rows, _ := f.GetRows(SheetModel)
 	col := -1
 	for i, h := range rows[0] {

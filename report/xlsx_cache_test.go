@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,16 +78,7 @@ func TestXLSXNoPriceCachedAsDash(t *testing.T) {
 	for i := range a.WhatIf {
 		a.WhatIf[i].GPUHourUSD, a.WhatIf[i].CostPerMonthUSD, a.WhatIf[i].CostPerMOutputUSD = 0, 0, 0
 	}
-	dir := fxWriteRunDir(t, a, 5)
-	if err := Write(dir, a, []string{"xlsx"}); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, FileXLSX)
-	f, err := excelize.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, path, _ := writeXLSXOf(t, a, 5)
 	cell := definedCell(t, f, NameCostPerMonthUSD)
 	sheet := zipParts(t, path, summarySheetPart)[summarySheetPart]
 	want := `<c r="` + cell + `" s="`

@@ -15,11 +15,12 @@ import (
 	"github.com/llmcap/llmcap/analysis"
 )
 
-// writeFixtureXLSX writes the synthetic run's workbook and reopens it.
-func writeFixtureXLSX(t *testing.T) (*excelize.File, string, *input) {
+// writeXLSXOf writes analysis a's workbook into a run directory of perStep records
+// per step and reopens it (closed when the test ends); it returns the file, its path
+// and the run directory.
+func writeXLSXOf(t *testing.T, a *analysis.Analysis, perStep int) (*excelize.File, string, string) {
 	t.Helper()
-	a := fxAnalysis()
-	dir := fxWriteRunDir(t, a, 20)
+	dir := fxWriteRunDir(t, a, perStep)
 	if err := Write(dir, a, []string{"xlsx"}); err != nil {
 		t.Fatal(err)
 	}
@@ -29,6 +30,14 @@ func writeFixtureXLSX(t *testing.T) (*excelize.File, string, *input) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
+	return f, path, dir
+}
+
+// writeFixtureXLSX writes the synthetic run's workbook and reopens it.
+func writeFixtureXLSX(t *testing.T) (*excelize.File, string, *input) {
+	t.Helper()
+	a := fxAnalysis()
+	f, path, dir := writeXLSXOf(t, a, 20)
 	in, err := loadInput(dir, a)
 	if err != nil {
 		t.Fatal(err)
