@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cast"
 	"github.com/spf13/viper"
@@ -42,8 +43,17 @@ func FuzzSetOverride(f *testing.F) {
 			}
 			return
 		}
-		for _, path := range []string{demo, minimal} {
-			checkOverride(t, path, kv, key, val)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for _, path := range []string{demo, minimal} {
+				checkOverride(t, path, kv, key, val)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second): // a hang becomes a failing input, not a stalled fuzzer
+			t.Fatalf("--set %q: parsing and loading took over 10 s", kv)
 		}
 	})
 }
