@@ -15,6 +15,7 @@ package planref
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 
@@ -61,6 +62,7 @@ type Key struct {
 	Depth int
 
 	goType reflect.Type // the field's type, pointers removed
+	goID   string       // "Type.Field"
 }
 
 var durationType = reflect.TypeOf(time.Duration(0))
@@ -89,7 +91,7 @@ func keysFrom(d docs) []Key {
 			}
 			id := t.Name() + "." + f.Name
 			k := Key{Path: path, Name: tag, Type: typeName(ft), Optional: optional,
-				Allowed: d.enums[id], AllowedKeys: d.mapKeys[id], Depth: depth, goType: ft}
+				Allowed: d.enums[id], AllowedKeys: d.mapKeys[id], Depth: depth, goType: ft, goID: id}
 			k.Description = describe(d, t, f.Name, tag, holderDoc)
 			k.Default, k.HasDefault = defaults[path]
 			k.Derived = derived[path]
@@ -104,7 +106,7 @@ func keysFrom(d docs) []Key {
 				case k.Description == "":
 					k.Description = typeDoc
 				case typeDoc != "" && !strings.Contains(k.Description, typeDoc):
-					k.Description += "\n\n" + typeDoc
+					k.Description += "\n" + typeDoc
 				}
 				keys = append(keys, k)
 				sub := path
@@ -118,7 +120,62 @@ func keysFrom(d docs) []Key {
 		}
 	}
 	walk(reflect.TypeOf(plan.Plan{}), "", "", 0)
+	yamlNames(keys)
 	return keys
+}
+
+// typeFieldRE matches a Go reference to a field, "SLA.ThinkTime"; goNameRE a bare
+// Go field name ("ConnectTimeout") not after a dot.
+var (
+	typeFieldRE = regexp.MustCompile(`\b([A-Z][A-Za-z]*)\.([A-Z][A-Za-z]*)\b`)
+	goNameRE    = regexp.MustCompile(`(^|[^.\w])([A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z][a-z]+)\b`)
+)
+
+// yamlNames rewrites the Go names in descriptions as the keys a plan writes:
+// "SLA.ThinkTime" as `sla.think_time` (when the type sits at one path), a field name
+// such as "ConnectTimeout" as `connect_timeout` (when every field of that name has
+// that key).
+func yamlNames(keys []Key) {
+	typePaths := map[string]map[string]bool{} // Go type → the paths it sits at
+	fieldTag := map[string]string{}           // "Type.Field" → tag
+	nameTag := map[string]string{}            // Go field name → tag, "" when ambiguous
+	for _, k := range keys {
+		parent, _, _ := strings.Cut(k.goID, ".")
+		prefix := strings.TrimSuffix(strings.TrimSuffix(k.Path, k.Name), ".")
+		if typePaths[parent] == nil {
+			typePaths[parent] = map[string]bool{}
+		}
+		typePaths[parent][strings.TrimSuffix(prefix, "[]")] = true
+		fieldTag[k.goID] = k.Name
+		goName := strings.TrimPrefix(k.goID, parent+".")
+		if t, seen := nameTag[goName]; seen && t != k.Name {
+			nameTag[goName] = ""
+		} else {
+			nameTag[goName] = k.Name
+		}
+	}
+	for i := range keys {
+		d := typeFieldRE.ReplaceAllStringFunc(keys[i].Description, func(m string) string {
+			sub := typeFieldRE.FindStringSubmatch(m)
+			tag, ok := fieldTag[sub[1]+"."+sub[2]]
+			if !ok || len(typePaths[sub[1]]) != 1 {
+				return m
+			}
+			for p := range typePaths[sub[1]] {
+				if p != "" {
+					tag = p + "." + tag
+				}
+			}
+			return "`" + tag + "`"
+		})
+		keys[i].Description = goNameRE.ReplaceAllStringFunc(d, func(m string) string {
+			sub := goNameRE.FindStringSubmatch(m)
+			if tag := nameTag[sub[2]]; tag != "" {
+				return sub[1] + "`" + tag + "`"
+			}
+			return m
+		})
+	}
 }
 
 // describe is a field's description: its own (or its group's) doc, else its type's doc

@@ -42,6 +42,7 @@ func markdown(keys []Key, ex map[string]Example) []byte {
 			fmt.Fprintf(&b, "- [`%s`](#%s) (%s)\n", k.Path, anchor(k.Path), k.Type)
 		}
 	}
+	firstAt := map[string]string{} // description → the first key it was written for
 	for _, k := range keys {
 		b.WriteString("\n")
 		level := "###"
@@ -70,6 +71,11 @@ func markdown(keys []Key, ex map[string]Example) []byte {
 			}
 			fmt.Fprintf(&b, "Example: `%s`%s\n\n", e.YAML, src)
 		}
+		if at, ok := firstAt[k.Description]; ok && !k.Section {
+			fmt.Fprintf(&b, "As described at [`%s`](#%s).\n", at, anchor(at))
+			continue
+		}
+		firstAt[k.Description] = k.Path
 		b.WriteString(mdText(k.Description) + "\n")
 	}
 	return b.Bytes()
