@@ -15,7 +15,8 @@ import (
 // Plan is the whole, resolved benchmark plan. Field names follow the YAML keys
 // (mapstructure tags); durations accept Go duration strings ("30s", "2m").
 type Plan struct {
-	// Name names the run; it becomes part of the default run directory name.
+	// Name names the run; it becomes part of the default run directory name (default:
+	// the plan file's name without its extension, "llmcap" without a file).
 	Name string `mapstructure:"name" json:"name" yaml:"name"`
 	// Description is free text shown in reports.
 	Description string `mapstructure:"description" json:"description,omitempty" yaml:"description,omitempty"`
@@ -145,6 +146,7 @@ const (
 //	lognormal: mean, stddev of the resulting values (clamped to [min, max] when set)
 //	empirical: file (CSV or JSONL trace) and column; values drawn uniformly from it
 type Dist struct {
+	// Kind is the distribution: fixed, uniform, normal, lognormal or empirical.
 	Kind   string  `mapstructure:"dist" json:"dist" yaml:"dist"`
 	Value  float64 `mapstructure:"value" json:"value,omitempty" yaml:"value,omitempty"`
 	Mean   float64 `mapstructure:"mean" json:"mean,omitempty" yaml:"mean,omitempty"`
@@ -157,6 +159,7 @@ type Dist struct {
 
 // Segment is one class of traffic (e.g. short chat, medium, whole-codebase prompts).
 type Segment struct {
+	// Name names the segment in steps, reports and capture.steps (unique; not "mix").
 	Name string `mapstructure:"name" json:"name" yaml:"name"`
 	// Weight is the segment's share of the mix (normalised over all segments).
 	Weight float64 `mapstructure:"weight" json:"weight" yaml:"weight"`
@@ -190,8 +193,10 @@ const (
 
 // Trace replays a recorded request trace.
 type Trace struct {
+	// Format is the trace's format: mooncake (JSONL) or azure (CSV).
 	Format string `mapstructure:"format" json:"format" yaml:"format"`
-	File   string `mapstructure:"file" json:"file" yaml:"file"`
+	// File is the trace file (relative to the plan file).
+	File string `mapstructure:"file" json:"file" yaml:"file"`
 	// TimeScale multiplies inter-arrival gaps (0.5 = twice as fast; default 1).
 	TimeScale float64 `mapstructure:"time_scale" json:"time_scale" yaml:"time_scale"`
 	// PromptScale and OutputScale multiply token lengths (default 1).
@@ -291,6 +296,7 @@ type Warmup struct {
 
 // EarlyStop is the rule that ends a segment's ladder once the SLA is clearly broken.
 type EarlyStop struct {
+	// Enabled turns the rule on (default true); Factor and Consecutive as in Ladder.EarlyStop.
 	Enabled     bool    `mapstructure:"enabled" json:"enabled" yaml:"enabled"`
 	Factor      float64 `mapstructure:"factor" json:"factor" yaml:"factor"`
 	Consecutive int     `mapstructure:"consecutive" json:"consecutive" yaml:"consecutive"`
@@ -302,6 +308,8 @@ type Percentile = string
 // SLA is the service-level agreement a deployment must meet. Each latency map goes from
 // a statistic ("p50", "p90", "p95", "p99", "mean") to a threshold in ms (inclusive ≤).
 type SLA struct {
+	// TTFTMs, TTFOMs, ITLMs and E2EMs bound time to first token, time to first output
+	// token, inter-token latency and end-to-end latency, in ms, by statistic.
 	TTFTMs map[Percentile]float64 `mapstructure:"ttft_ms" json:"ttft_ms,omitempty" yaml:"ttft_ms,omitempty"`
 	TTFOMs map[Percentile]float64 `mapstructure:"ttfo_ms" json:"ttfo_ms,omitempty" yaml:"ttfo_ms,omitempty"`
 	ITLMs  map[Percentile]float64 `mapstructure:"itl_ms" json:"itl_ms,omitempty" yaml:"itl_ms,omitempty"`
@@ -324,6 +332,7 @@ type Constraint struct {
 
 // Capture configures optional NVIDIA Nsight Systems captures during the sweep.
 type Capture struct {
+	// Enabled turns the captures on.
 	Enabled bool `mapstructure:"enabled" json:"enabled" yaml:"enabled"`
 	// Mode is "launch" (llmcap starts target.launch under nsys profile) or "session"
 	// (the server runs under `nsys launch`; llmcap calls nsys start/stop).
@@ -347,6 +356,7 @@ type Capture struct {
 
 // CaptureStep names one step to capture: a segment (or "mix") at a load level.
 type CaptureStep struct {
+	// Segment is a segment name or "mix"; Concurrency or Rate its step's load level.
 	Segment     string  `mapstructure:"segment" json:"segment" yaml:"segment"`
 	Concurrency int     `mapstructure:"concurrency" json:"concurrency,omitempty" yaml:"concurrency,omitempty"`
 	Rate        float64 `mapstructure:"rate" json:"rate,omitempty" yaml:"rate,omitempty"`
@@ -356,7 +366,8 @@ type CaptureStep struct {
 type Report struct {
 	// Formats are any of pdf, xlsx, json, md, csv, charts (default all).
 	Formats []string `mapstructure:"formats" json:"formats" yaml:"formats"`
-	Title   string   `mapstructure:"title" json:"title,omitempty" yaml:"title,omitempty"`
+	// Title heads the report (default: "Capacity report: " and the plan's name).
+	Title string `mapstructure:"title" json:"title,omitempty" yaml:"title,omitempty"`
 	// Notes is free text for the audience, shown on the PDF's first page.
 	Notes string `mapstructure:"notes" json:"notes,omitempty" yaml:"notes,omitempty"`
 	// GPUHourUSD is the price of one GPU-hour for cost projections.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/plan/planref"
 	"github.com/llmcap/llmcap/redact"
 )
 
@@ -26,14 +27,18 @@ type planOutput struct {
 }
 
 func newPlanCmd(g *globals) *cobra.Command {
-	var asJSON bool
+	var asJSON, schema bool
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "Validate a plan and print its steps with the estimated wall time",
 		Example: `  llmcap plan -c configs/demo.yaml
-  llmcap plan -c configs/demo.yaml --json | jq .estimated`,
+  llmcap plan -c configs/demo.yaml --json | jq .estimated
+  llmcap plan --schema > plan.schema.json   # the plan's JSON Schema, for editors`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if schema {
+				return printSchema(cmd.OutOrStdout())
+			}
 			p, err := g.loadPlan()
 			if err != nil {
 				return err
@@ -62,7 +67,20 @@ func newPlanCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the resolved plan, steps and estimate as JSON")
+	cmd.Flags().BoolVar(&schema, "schema", false, "print the plan's JSON Schema (docs/plan.schema.json; docs/config.md) and exit")
 	return cmd
+}
+
+// printSchema writes the plan's JSON Schema (draft 2020-12) to w; no plan is read.
+func printSchema(w io.Writer) error {
+	b, err := planref.JSONSchema()
+	if err != nil {
+		return fmt.Errorf("plan --schema: %w", err)
+	}
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("plan --schema: %w", err)
+	}
+	return nil
 }
 
 // printPlan writes the human-readable plan: a header, one row per step, the total.
