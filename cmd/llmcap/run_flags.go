@@ -70,6 +70,18 @@ func registerPlanFlags(root *cobra.Command, g *globals) {
 	}
 }
 
+// given reports whether some one-off flag that changes the plan is set (then
+// `sweep --resume DIR` applies them to the stored plan, as it does --set).
+func (f *planFlags) given() bool {
+	for _, v := range []string{f.url, f.model, f.endpointType, f.apiKeyEnv, f.requestRate, f.arrival, f.burstiness,
+		f.isl, f.osl, f.duration, f.warmup, f.goodput} {
+		if v != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // overrides adds the plan overrides of the one-off flags to out (after --set and
 // --concurrency, so a flag wins over a --set of the same key). Errors name the flag
 // and the form it takes.
