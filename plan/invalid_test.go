@@ -93,11 +93,13 @@ segments:
 segments:
   - {name: a, weight: -1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
 ` + okLadder, "segments[0].weight", "must be >= 0"},
-		{"empty ladder", okSegments + "ladder: {duration: 5s}\n",
+		// An explicit empty ladder or window is an error; a missing one gets the
+		// defaults (section_defaults_test.go).
+		{"empty ladder", okSegments + "ladder: {concurrency: [], duration: 5s}\n",
 			"ladder", "must set ladder.concurrency"},
 		{"both concurrency and rate", okSegments + "ladder: {concurrency: [1], rate: [2], duration: 5s}\n",
 			"ladder.rate", "only one of ladder.concurrency, ladder.rate and ladder.users"},
-		{"no window", okSegments + "ladder: {concurrency: [1]}\n",
+		{"no window", okSegments + "ladder: {concurrency: [1], duration: 0s}\n",
 			"ladder.duration", "ladder.duration and/or ladder.requests"},
 		{"unknown distribution", `
 segments:
@@ -116,7 +118,7 @@ segments:
   - {name: a, weight: 1, prompt_tokens: {dist: empirical, file: lens.csv, column: x}, output_tokens: {dist: fixed, value: 8}}
 ` + okLadder, "segments[0].prompt_tokens.file", "must name an existing file"},
 		{"SLA on an unknown metric", okSegments + okLadder + "sla: {tpot_ms: {p95: 10}}\n",
-			"sla.tpot_ms", "known keys here are e2e_ms, itl_ms, max_error_rate"},
+			"sla.tpot_ms", "known keys here are e2e_ms, goodput, itl_ms, max_error_rate"},
 		{"SLA on an unknown statistic", okSegments + okLadder + "sla: {ttft_ms: {p42: 10}}\n",
 			"sla.ttft_ms.p42", "must be one of p50, p90, p95, p99, mean"},
 		{"SLA threshold zero", okSegments + okLadder + "sla: {itl_ms: {p95: 0}}\n",
@@ -154,7 +156,6 @@ segments:
 segments:
   - {name: mix, weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}}
 ` + okLadder, "segments[0].name", "reserved for the weighted mix"},
-		{"no segments", okLadder, "segments", "must list at least one segment"},
 		{"error rate above one", okSegments + okLadder + "sla: {max_error_rate: 2}\n",
 			"sla.max_error_rate", "between 0 and 1"},
 		{"unset API key env", okSegments + okLadder + "target: {api_key_env: LLMCAP_TEST_UNSET_KEY_VAR}\n",

@@ -28,7 +28,9 @@ const EnvPrefix = "LLMCAP"
 // carry the line.
 //
 // Precedence: overrides > LLMCAP_* environment > file > defaults. An empty path loads
-// defaults and overrides only. Relative file paths in the plan (traces, empirical
+// defaults and overrides only. Sections the plan leaves out (segments, the ladder's
+// levels, window, warm-up and grace, the SLA) get the defaults of section_defaults.go,
+// listed in Plan.Assumed; sla.goodput becomes p95 bounds (GoodputStat). Relative file paths in the plan (traces, empirical
 // distributions, api_key_file, the simulator catalog) are resolved against the config
 // file's directory and stored absolute. The returned error is a *SyntaxError, a
 // *ValidationError (every problem at once), or a wrapped I/O error.
@@ -59,6 +61,8 @@ func Load(path string, overrides map[string]any) (*Plan, error) {
 				"(name it in a plan as target.simulator.catalog)", path)
 		}
 	}
+	in := sectionsInFile(v, path)
+	segmentsPreset := presetSegments(v)
 	envProbs := envOverrides(v, overrides)
 	for _, k := range slices.Sorted(maps.Keys(overrides)) {
 		if fe := applyOverride(v, k, overrides[k]); fe != nil {
@@ -77,6 +81,8 @@ func Load(path string, overrides map[string]any) (*Plan, error) {
 	if p.Name == "" && path != "" {
 		p.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
+	p.expandGoodput(&probs)
+	p.fillSectionDefaults(v, in, path, segmentsPreset, overrides)
 	p.fillDerived()
 	p.resolvePaths(baseDir)
 	if err := p.ResolveAPIKey(); err != nil {

@@ -29,6 +29,11 @@ type Plan struct {
 	SLA      SLA       `mapstructure:"sla" json:"sla" yaml:"sla"`
 	Capture  Capture   `mapstructure:"capture" json:"capture" yaml:"capture"`
 	Report   Report    `mapstructure:"report" json:"report" yaml:"report"`
+
+	// Assumed lists, one line each, the defaults Load filled in for what the plan file,
+	// the environment and the overrides left out (section_defaults.go); empty for a
+	// plan that gives every section. Never serialised.
+	Assumed []string `mapstructure:"-" json:"-" yaml:"-"`
 }
 
 // TargetSimulator is the Target.URL value that selects the embedded engine simulator.
@@ -314,6 +319,11 @@ type SLA struct {
 	TTFOMs map[Percentile]float64 `mapstructure:"ttfo_ms" json:"ttfo_ms,omitempty" yaml:"ttfo_ms,omitempty"`
 	ITLMs  map[Percentile]float64 `mapstructure:"itl_ms" json:"itl_ms,omitempty" yaml:"itl_ms,omitempty"`
 	E2EMs  map[Percentile]float64 `mapstructure:"e2e_ms" json:"e2e_ms,omitempty" yaml:"e2e_ms,omitempty"`
+	// Goodput is AIPerf's --goodput syntax, space-separated metric:value pairs in ms
+	// ("time_to_first_token:500 inter_token_latency:50"; metrics: GoodputMetrics).
+	// Load turns each pair into the metric's p95 bound (GoodputStat) and clears it, so
+	// a resolved plan holds "" here.
+	Goodput string `mapstructure:"goodput" json:"goodput,omitempty" yaml:"goodput,omitempty"`
 	// MaxErrorRate is the largest acceptable failed fraction (0..1; default 0.01).
 	MaxErrorRate float64 `mapstructure:"max_error_rate" json:"max_error_rate" yaml:"max_error_rate"`
 	// ThinkTime is the user's mean pause between requests, Z. A users ladder

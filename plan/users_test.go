@@ -53,7 +53,7 @@ func TestUsersLadderValidation(t *testing.T) {
 		})
 	}
 	// The empty ladder's message names the three schedules and the search.
-	msg := loadErr(t, okSegments+"ladder: {duration: 5s}\n")
+	msg := loadErr(t, okSegments+"ladder: {users: [], duration: 5s}\n")
 	if !strings.Contains(msg, "ladder.rate (req/s), ladder.users (e.g. [10, 50, 100], with sla.think_time) or ladder.search (e.g. {over: concurrency})") {
 		t.Errorf("empty ladder: %s", msg)
 	}

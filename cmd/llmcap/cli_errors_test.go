@@ -42,7 +42,8 @@ func TestRunUnreachableTargetFailsFast(t *testing.T) {
 func TestNoSLA(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "nosla.yaml")
 	yaml := "name: nosla\nsegments:\n  - {name: a, weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 4}}\n" +
-		"ladder: {concurrency: [1], duration: 1s}\n"
+		"ladder: {concurrency: [1], duration: 1s}\n" +
+		"sla: {max_error_rate: 0.01}\n" // an sla section without latency bounds (a plan without one gets the default SLA)
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}

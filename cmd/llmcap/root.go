@@ -34,6 +34,7 @@ type globals struct {
 	secrets *redact.Redactor
 	// command is the name of the subcommand being run (run, sweep, plan…).
 	command string
+	flags   planFlags // the one-off run flags of run, sweep and plan (run_flags.go)
 }
 
 func newRootCmd() *cobra.Command {
@@ -75,6 +76,7 @@ variable under a plan section that names no plan key (a misspelling) is an error
 
 	root.AddCommand(newPlanCmd(g), newRunCmd(g), newSweepCmd(g), newAnalyzeCmd(g),
 		newReportCmd(g), newServeSimCmd(g), newVersionCmd(), newProfileCmd())
+	registerPlanFlags(root, g)
 	return root, g
 }
 
@@ -105,7 +107,7 @@ func (g *globals) overrides() (map[string]any, error) {
 	if err := concurrencyOverrides(g.concurrency, out); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return out, g.flags.overrides(g.concurrency, out)
 }
 
 // concurrencyOverrides adds the plan overrides of --concurrency to out: "auto" replaces
@@ -139,14 +141,11 @@ func concurrencyOverrides(flag string, out map[string]any) error {
 // loadPlan loads and validates the plan named by --config, with --set overrides.
 func (g *globals) loadPlan() (*plan.Plan, error) {
 	path := g.v.GetString("config")
-	if path == "" {
-		return nil, fmt.Errorf("no plan given: use --config FILE (e.g. -c configs/demo.yaml)")
-	}
 	ov, err := g.overrides()
 	if err != nil {
 		return nil, err
 	}
-	p, err := plan.Load(path, ov)
+	p, err := g.loadWithFlags(path, ov)
 	if err != nil {
 		return nil, err
 	}

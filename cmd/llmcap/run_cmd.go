@@ -79,7 +79,7 @@ func newSweepCmd(g *globals) *cobra.Command {
 			var err error
 			dir := resume
 			switch {
-			case resume != "" && g.v.GetString("config") == "" && len(g.set) == 0:
+			case resume != "" && g.v.GetString("config") == "" && len(g.set) == 0 && !g.flags.given():
 				p, err = storedPlanToResume(resume)
 			case resume != "":
 				p, err = g.resumePlan(resume, sf.forceResume)

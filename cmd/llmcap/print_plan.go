@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/redact"
+)
+
+// printResolvedPlan is --print-plan: the plan resolved from -c, the flags and the
+// defaults, as YAML with its secrets masked (plan.Plan.Redacted) on stdout, headed by
+// comments naming the defaults it took. Loading it back with -c gives the same plan
+// (the defaults are written out, so none is assumed again).
+func (g *globals) printResolvedPlan(cmd *cobra.Command) error {
+	p, err := g.loadPlan()
+	if err != nil {
+		return err
+	}
+	b, err := planYAML(p)
+	if err != nil {
+		return err
+	}
+	out := redact.NewWriter(cmd.OutOrStdout(), p.Redactor())
+	_, err = out.Write(b)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("--print-plan: %w", err)
+	}
+	return nil
+}
+
+// planYAML is p redacted as YAML, with a comment header listing p.Assumed.
+func planYAML(p *plan.Plan) ([]byte, error) {
+	var body bytes.Buffer
+	enc := yaml.NewEncoder(&body)
+	enc.SetIndent(2)
+	if err := enc.Encode(p.Redacted()); err != nil {
+		return nil, fmt.Errorf("--print-plan: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("--print-plan: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("# llmcap plan, resolved (llmcap run -c THIS_FILE runs it); secrets are masked\n")
+	if len(p.Assumed) > 0 {
+		b.WriteString("# defaults filled in:\n")
+		for _, a := range p.Assumed {
+			b.WriteString("#   " + a + "\n")
+		}
+	}
+	b.Write(body.Bytes())
+	return []byte(b.String()), nil
+}
