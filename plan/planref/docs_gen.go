@@ -59,6 +59,7 @@ var sourceDocs = docs{
 		"Report.Title":                   "Title heads the report (default: \"Capacity report: \" and the plan's name).",
 		"Report.WhatIfGPUs":              "WhatIfGPUs are catalog GPUs to project capacity to by roofline scaling.",
 		"SLA.E2EMs":                      "TTFTMs, TTFOMs, ITLMs and E2EMs bound time to first token, time to first output token, inter-token latency and end-to-end latency, in ms, by statistic.",
+		"SLA.Goodput":                    "Goodput is AIPerf's --goodput syntax, space-separated metric:value pairs in ms (\"time_to_first_token:500 inter_token_latency:50\"; metrics: GoodputMetrics). Load turns each pair into the metric's p95 bound (GoodputStat) and clears it, so a resolved plan holds \"\" here.",
 		"SLA.ITLMs":                      "TTFTMs, TTFOMs, ITLMs and E2EMs bound time to first token, time to first output token, inter-token latency and end-to-end latency, in ms, by statistic.",
 		"SLA.MaxErrorRate":               "MaxErrorRate is the largest acceptable failed fraction (0..1; default 0.01).",
 		"SLA.TTFOMs":                     "TTFTMs, TTFOMs, ITLMs and E2EMs bound time to first token, time to first output token, inter-token latency and end-to-end latency, in ms, by statistic.",
