@@ -275,5 +275,14 @@ func segmentHeading(segment string) string { return "Results: " + segment }
 // footerText is the line at the foot of every page: the tool version and the command
 // that renders the report again.
 func footerText(in *input) string {
-	return "llmcap " + in.a.ToolVersion + " · reproducible with: llmcap report " + runDirText(in)
+	return toolText(in.a) + " · reproducible with: llmcap report " + runDirText(in)
+}
+
+// toolText is the llmcap that ran the sweep: "llmcap dev (67b5c33e2ddb-dirty)", or
+// "llmcap dev" when its commit is unknown.
+func toolText(a *analysis.Analysis) string {
+	if c := a.ToolCommit.String(); c != "" {
+		return "llmcap " + a.ToolVersion + " (" + c + ")"
+	}
+	return "llmcap " + a.ToolVersion
 }
