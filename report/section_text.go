@@ -278,11 +278,13 @@ func footerText(in *input) string {
 	return toolText(in.a) + " · reproducible with: llmcap report " + runDirText(in)
 }
 
-// toolText is the llmcap that ran the sweep: "llmcap dev (67b5c33e2ddb-dirty)", or
-// "llmcap dev" when its commit is unknown.
+// toolText is the llmcap that ran the sweep: its version and commit, "llmcap dev
+// (67b5c33e2ddb-dirty)"; the version alone when the commit is unknown or the version
+// names it (a pseudo-version, "llmcap v0.0.0-20261201193735-67b5c33e2ddb").
 func toolText(a *analysis.Analysis) string {
-	if c := a.ToolCommit.String(); c != "" {
-		return "llmcap " + a.ToolVersion + " (" + c + ")"
+	c := a.ToolCommit.String()
+	if c == "" || strings.Contains(a.ToolVersion, strings.TrimSuffix(c, "-dirty")) {
+		return "llmcap " + a.ToolVersion
 	}
-	return "llmcap " + a.ToolVersion
+	return "llmcap " + a.ToolVersion + " (" + c + ")"
 }

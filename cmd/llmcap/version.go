@@ -19,8 +19,10 @@ var version = "dev"
 // buildInfo is what this llmcap binary knows of its own build: the version and the VCS
 // commit written to run.json and printed by llmcap version / --version.
 type buildInfo struct {
-	// Version is the -X main.version value, else the module version of a
-	// go install …@version build, else "dev".
+	// Version is the -X main.version value, else the main module's version: the
+	// module version of a go install …@version, or the one go build (Go ≥ 1.24)
+	// derives in a git clone from its tag or commit
+	// ("v0.0.0-20261201193735-67b5c33e2ddb", "+dirty" when modified); else "dev".
 	Version string
 	// Commit is the VCS commit (zero: unknown).
 	Commit rundir.ToolCommit
@@ -66,8 +68,9 @@ func buildInfoOf(ldVersion string, info *debug.BuildInfo) buildInfo {
 
 // pseudoVersion matches the tail of a Go module pseudo-version: the commit's UTC time
 // (yyyymmddhhmmss) and its first 12 hex digits, e.g. "-20261201193735-67b5c33e2ddb"
-// (also ".0.20261201193735-…" after a tag).
-var pseudoVersion = regexp.MustCompile(`[-.](\d{14})-([0-9a-f]{12})(\+incompatible)?$`)
+// (also ".0.20261201193735-…" after a tag, and "+dirty" when go build stamped it
+// from a modified clone).
+var pseudoVersion = regexp.MustCompile(`[-.](\d{14})-([0-9a-f]{12})(\+incompatible)?(\+dirty)?$`)
 
 // pseudoVersionCommit is the commit a pseudo-version names (zero: v is not one).
 func pseudoVersionCommit(v string) rundir.ToolCommit {
@@ -79,7 +82,7 @@ func pseudoVersionCommit(v string) rundir.ToolCommit {
 	if err != nil {
 		return rundir.ToolCommit{}
 	}
-	return rundir.ToolCommit{Revision: m[2], Time: t}
+	return rundir.ToolCommit{Revision: m[2], Time: t, Modified: m[4] != ""}
 }
 
 // text is what llmcap version and llmcap --version print, without the final newline:

@@ -37,8 +37,11 @@ func TestBuildInfoOf(t *testing.T) {
 		t.Errorf("go install @commit: %+v", b)
 	}
 	// A pseudo-version after a tag (v1.2.4-0.…) names its commit too; a release names none.
-	if c := buildInfoOf("dev", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.4-0.20261201193735-67b5c33e2ddb"}}).Commit; c.Revision != "67b5c33e2ddb" {
+	if c := buildInfoOf("dev", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.4-0.20261201193735-67b5c33e2ddb"}}).Commit; c.Revision != "67b5c33e2ddb" || c.Modified {
 		t.Errorf("pseudo-version after a tag: %+v", c)
+	}
+	if c := buildInfoOf("dev", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261201193735-67b5c33e2ddb+dirty"}}).Commit; c.Revision != "67b5c33e2ddb" || !c.Modified {
+		t.Errorf("dirty pseudo-version: %+v", c)
 	}
 	released := buildInfoOf("v1.2.0", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}})
 	if released.Version != "v1.2.0" || released.Commit.Known() {
@@ -81,11 +84,13 @@ func TestVersionFromGitClone(t *testing.T) {
 	if sub := mustRun(t, clone, exe, "version"); sub != out {
 		t.Errorf("llmcap version prints\n%s\nllmcap --version prints\n%s", sub, out)
 	}
-	line := regexp.MustCompile(`(?m)^commit ([0-9a-f]{12,})(-dirty)? \((\S+)\)$`).FindStringSubmatch(out)
-	if !strings.HasPrefix(out, "llmcap dev\n") || line == nil || line[1] != head || line[2] != "" ||
-		line[3] != headTime.UTC().Format(time.RFC3339) {
+	// Go ≥ 1.24 derives the main module's version from the clone's tag or commit
+	// (v0.0.0-20261201193735-67b5c33e2ddb).
+	m := regexp.MustCompile(`^llmcap (v\S+)\ncommit ([0-9a-f]{12,})(-dirty)? \((\S+)\)\ngo\S+ \S+/\S+\n$`).FindStringSubmatch(out)
+	if m == nil || m[2] != head || m[3] != "" || m[4] != headTime.UTC().Format(time.RFC3339) {
 		t.Fatalf("--version of a clean clone at %s (%v):\n%s", head, headTime, out)
 	}
+	ver := m[1]
 
 	dir := filepath.Join(t.TempDir(), "run")
 	plan := filepath.Join(t.TempDir(), "tiny.yaml")
@@ -104,8 +109,8 @@ func TestVersionFromGitClone(t *testing.T) {
 	readJSON(t, filepath.Join(dir, rundir.FileRun), &meta)
 	readJSON(t, filepath.Join(dir, "analysis.json"), &analysis)
 	wantCommit := rundir.ToolCommit{Revision: head, Time: headTime.UTC()}
-	if meta.ToolVersion != "dev" || meta.ToolCommit != wantCommit {
-		t.Errorf("run.json: version %q, commit %+v; want dev, %+v", meta.ToolVersion, meta.ToolCommit, wantCommit)
+	if meta.ToolVersion != ver || meta.ToolCommit != wantCommit {
+		t.Errorf("run.json: version %q, commit %+v; want %s, %+v", meta.ToolVersion, meta.ToolCommit, ver, wantCommit)
 	}
 	if analysis != meta {
 		t.Errorf("analysis.json %+v, run.json %+v", analysis, meta)
@@ -114,7 +119,12 @@ func TestVersionFromGitClone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if foot := "llmcap dev (" + head[:12] + ")"; !strings.Contains(string(html), foot) {
+	// The footer names the commit once: the pseudo-version holds it.
+	foot := "llmcap " + ver
+	if !strings.Contains(ver, head[:12]) {
+		foot += " (" + head[:12] + ")"
+	}
+	if !strings.Contains(string(html), foot+" · ") {
 		t.Errorf("report.html lacks %q", foot)
 	}
 
@@ -128,7 +138,8 @@ func TestVersionFromGitClone(t *testing.T) {
 		t.Fatal(err, cerr)
 	}
 	mustRun(t, clone, "go", "build", "-buildvcs=true", "-o", exe, "./cmd/llmcap")
-	if out := mustRun(t, clone, exe, "--version"); !strings.Contains(out, "\ncommit "+head+"-dirty (") {
+	if out := mustRun(t, clone, exe, "--version"); !strings.Contains(out, "\ncommit "+head+"-dirty (") ||
+		!strings.HasPrefix(out, "llmcap "+ver+"+dirty\n") && !strings.HasPrefix(out, "llmcap "+ver+"\n") {
 		t.Errorf("--version of a modified clone:\n%s", out)
 	}
 }
