@@ -15,7 +15,7 @@ import (
 	"github.com/llmcap/llmcap/rundir"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/llmcap/llmcap/analysis"
 	"github.com/llmcap/llmcap/plan"
