@@ -93,11 +93,7 @@ func pseudoVersionCommit(v string) rundir.ToolCommit {
 func (b buildInfo) text() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "llmcap %s\n", b.Version)
-	c := b.Commit
-	switch {
-	case !c.Known():
-		sb.WriteString("commit unknown (the build recorded none: go run, -buildvcs=false, or built outside a git clone)\n")
-	default:
+	if c := b.Commit; c.Known() {
 		sb.WriteString("commit " + c.Revision)
 		if c.Modified {
 			sb.WriteString("-dirty")
@@ -106,6 +102,8 @@ func (b buildInfo) text() string {
 			sb.WriteString(" (" + c.Time.UTC().Format(time.RFC3339) + ")")
 		}
 		sb.WriteString("\n")
+	} else {
+		sb.WriteString("commit unknown (the build recorded none: go run, -buildvcs=false, or a build outside a git clone)\n")
 	}
 	fmt.Fprintf(&sb, "%s %s/%s", b.Go, runtime.GOOS, runtime.GOARCH)
 	return sb.String()
