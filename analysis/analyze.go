@@ -49,7 +49,8 @@ var ErrNoSteps = errors.New("no step completed: nothing to analyse")
 // analyzeInputs computes the Analysis of a read run directory.
 func analyzeInputs(in *runInputs) *Analysis {
 	p := &in.meta.Plan
-	a := &Analysis{FormatVersion: FormatVersion, RunID: in.meta.RunID, ToolVersion: in.meta.ToolVersion, Plan: *p,
+	a := &Analysis{FormatVersion: FormatVersion, RunID: in.meta.RunID,
+		ToolVersion: in.meta.ToolVersion, ToolCommit: in.meta.ToolCommit, Plan: *p,
 		Constraints: constraintsOf(p.SLA), Warnings: []Warning{}, WhatIf: []WhatIf{}}
 	for _, w := range in.meta.Warnings { // the sweep's own (e.g. a server that does not stream)
 		if w.Message != "" {

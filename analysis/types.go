@@ -545,6 +545,9 @@ type Analysis struct {
 	FormatVersion int    `json:"format_version"`
 	RunID         string `json:"run_id"`
 	ToolVersion   string `json:"tool_version"`
+	// ToolCommit is the commit of the llmcap that ran the sweep (run.json's; absent:
+	// unknown).
+	ToolCommit rundir.ToolCommit `json:"tool_commit,omitzero"`
 	// Schedule is concurrency, rate, users or trace (the ladder's x axis).
 	Schedule    string            `json:"schedule"`
 	Plan        plan.Plan         `json:"plan"`

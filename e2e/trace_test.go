@@ -16,7 +16,7 @@ import (
 
 	"github.com/llmcap/llmcap/rundir"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/llmcap/llmcap/plan"
 )

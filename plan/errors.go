@@ -91,7 +91,7 @@ func (e *SyntaxError) Error() string {
 
 var yamlLineRE = regexp.MustCompile(`line (\d+)(?::\s*)?`)
 
-// newSyntaxError extracts the line number from a yaml.v3 message
+// newSyntaxError extracts the line number from a go.yaml.in/yaml/v3 message
 // ("yaml: line 3: mapping values are not allowed in this context").
 func newSyntaxError(file string, err error) *SyntaxError {
 	msg := err.Error()

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/viper"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // ParseSet parses one --set flag, "key=value": the key is trimmed and lower-cased (plan

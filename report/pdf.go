@@ -88,7 +88,7 @@ func buildPDF(in *input, charts []Chart) (core.Maroto, error) {
 		WithMaxGridSize(pdfGrid).
 		WithCustomFonts(fonts).WithDefaultFont(&props.Font{Family: pdfFamily, Size: 9}).
 		WithPageNumber(props.PageNumber{Pattern: "Page {current} of {total}", Place: props.RightBottom, Family: pdfFamily, Size: 7, Color: colGrey}).
-		WithTitle(title(a), true).WithAuthor("llmcap", true).WithCreator("llmcap "+a.ToolVersion, true).
+		WithTitle(title(a), true).WithAuthor("llmcap", true).WithCreator(toolText(a), true).
 		WithSubject("Capacity report for run "+a.RunID, true).WithCreationDate(date).
 		WithSequentialMode().
 		Build()

@@ -275,5 +275,16 @@ func segmentHeading(segment string) string { return "Results: " + segment }
 // footerText is the line at the foot of every page: the tool version and the command
 // that renders the report again.
 func footerText(in *input) string {
-	return "llmcap " + in.a.ToolVersion + " · reproducible with: llmcap report " + runDirText(in)
+	return toolText(in.a) + " · reproducible with: llmcap report " + runDirText(in)
+}
+
+// toolText is the llmcap that ran the sweep: its version and commit, "llmcap dev
+// (67b5c33e2ddb-dirty)"; the version alone when the commit is unknown or the version
+// names it (a pseudo-version, "llmcap v0.0.0-20261201193735-67b5c33e2ddb").
+func toolText(a *analysis.Analysis) string {
+	c := a.ToolCommit.String()
+	if c == "" || strings.Contains(a.ToolVersion, strings.TrimSuffix(c, "-dirty")) {
+		return "llmcap " + a.ToolVersion
+	}
+	return "llmcap " + a.ToolVersion + " (" + c + ")"
 }

@@ -16,16 +16,20 @@ const (
 	FileServerLog     = "server.log" // output of a server started from target.launch
 )
 
-// RunMeta is run.json: the resolved plan (secrets redacted), tool version, host, the
-// target's /v1/models answer, and the run's state.
+// RunMeta is run.json: the resolved plan (secrets redacted), tool version and commit,
+// host, the target's /v1/models answer, and the run's state.
 type RunMeta struct {
-	RunID       string     `json:"run_id"`
-	ToolVersion string     `json:"tool_version"`
-	Host        string     `json:"host"`
-	StartedAt   time.Time  `json:"started_at"`
-	FinishedAt  *time.Time `json:"finished_at,omitempty"`
-	State       string     `json:"state"` // running | interrupted | complete | failed
-	Plan        plan.Plan  `json:"plan"`
+	RunID string `json:"run_id"`
+	// ToolVersion is the llmcap version that started the run: "dev", a -ldflags
+	// "-X main.version=…" value, or the module version of a go install …@version.
+	ToolVersion string `json:"tool_version"`
+	// ToolCommit is the commit that llmcap was built from (absent: unknown).
+	ToolCommit ToolCommit `json:"tool_commit,omitzero"`
+	Host       string     `json:"host"`
+	StartedAt  time.Time  `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+	State      string     `json:"state"` // running | interrupted | complete | failed
+	Plan       plan.Plan  `json:"plan"`
 	// RedactedFields are the fields of Plan whose secrets are masked
 	// (plan.Plan.MaskedFields: "target.url", "target.launch.command[5]"): a resume
 	// needs the original plan file (-c) to send their real values.

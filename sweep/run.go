@@ -43,6 +43,8 @@ type Options struct {
 	SaveICL bool
 	// Version is the tool version written to run.json.
 	Version string
+	// Commit is the tool's VCS commit written to run.json (zero: unknown).
+	Commit rundir.ToolCommit
 	// Logger for diagnostics (nil = slog.Default()).
 	Logger *slog.Logger
 	// Hook, when set, is called around each step's measurement window (profiles).
@@ -156,7 +158,7 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 		}
 		rn.runID = newRunID(p.Name)
 		host, _ := os.Hostname()
-		rn.meta = &rundir.RunMeta{RunID: rn.runID, ToolVersion: rn.opts.Version, Host: host,
+		rn.meta = &rundir.RunMeta{RunID: rn.runID, ToolVersion: rn.opts.Version, ToolCommit: rn.opts.Commit, Host: host,
 			StartedAt: time.Now().UTC(), Plan: *p.Redacted(), RedactedFields: p.MaskedFields(), Steps: p.Steps()}
 		if p.Ladder.Search != nil {
 			rn.meta.Steps = []plan.Step{} // the searches choose them (runSearches)

@@ -63,6 +63,7 @@ variable under a plan section that names no plan key (a misspelling) is an error
 			return g.setup(cmd)
 		},
 	}
+	setVersion(root) // --version
 	pf := root.PersistentFlags()
 	pf.StringP("config", "c", "", "plan file (YAML), e.g. configs/demo.yaml")
 	pf.StringP("out", "o", "", "run directory (default runs/<YYYYmmdd-HHMMSS>-<name>)")

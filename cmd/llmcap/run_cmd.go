@@ -15,7 +15,7 @@ import (
 	"github.com/llmcap/llmcap/rundir"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/llmcap/llmcap/analysis"
 	"github.com/llmcap/llmcap/plan"
@@ -244,8 +244,9 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 		}
 		defer stopProf()
 	}
+	build := currentBuild()
 	opts := sweep.Options{OutDir: dir, Resume: resume, ForceResume: sf.forceResume, Progress: cmd.ErrOrStderr(), Probe: analysis.Probe,
-		SaveICL: sf.saveICL, Version: versionString(), Logger: g.log}
+		SaveICL: sf.saveICL, Version: build.Version, Commit: build.Commit, Logger: g.log}
 	g.attachCapture(p, &opts)
 	verb := "sweep starting"
 	if resume {
