@@ -94,7 +94,7 @@ func (t Target) checkHeaders(ps *problems) {
 	session := textproto.CanonicalMIMEHeaderKey(t.SessionHeader)
 	if t.SessionHeader != "" {
 		switch {
-		case !isToken(t.SessionHeader):
+		case !IsHeaderName(t.SessionHeader):
 			ps.add("target.session_header", t.SessionHeader, "must be a header name (an RFC 9110 token: letters, digits and !#$%%&'*+-.^_`|~), or \"\" for none")
 		case slices.Contains(OwnedHeaders, session) || session == "Authorization":
 			ps.add("target.session_header", t.SessionHeader, "names a header llmcap sets itself; choose another (default %s)", DefaultSessionHeader)
@@ -104,7 +104,7 @@ func (t Target) checkHeaders(ps *problems) {
 		path := "target.headers." + name
 		canon := textproto.CanonicalMIMEHeaderKey(name)
 		switch {
-		case !isToken(name):
+		case !IsHeaderName(name):
 			ps.add(path, raw(""), "%q is not a header name: an RFC 9110 token (letters, digits and !#$%%&'*+-.^_`|~; "+
 				"no spaces, colons or dots)", name)
 			continue
@@ -166,10 +166,10 @@ func (t Target) otherCredential() string {
 // refused by servers), or DEL.
 func badHeaderRune(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }
 
-// isToken reports whether s is an RFC 9110 token (a header field name): one or more
-// of the visible ASCII characters other than delimiters. A dot, though a token
-// character, is refused too: the plan loader reads it as a key separator.
-func isToken(s string) bool {
+// IsHeaderName reports whether s may name a header in target.headers: an RFC 9110
+// token (one or more of the visible ASCII characters other than delimiters) without a
+// dot, which, though a token character, the plan loader reads as a key separator.
+func IsHeaderName(s string) bool {
 	if s == "" {
 		return false
 	}
