@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"slices"
 	"strconv"
@@ -132,6 +133,8 @@ type Client struct {
 	// names, sorted); headerErr is why one is invalid (every request fails with it).
 	headers   []headerField
 	headerErr error
+	// sessionHeader is ClientConfig.SessionHeader in canonical form.
+	sessionHeader string
 	// idTag and idSeq make the X-Request-Id of a request whose record has none.
 	idTag string
 	idSeq atomic.Int64
@@ -182,6 +185,7 @@ func NewClient(cfg ClientConfig) *Client {
 	c.static["stream"] = true
 	c.encodeStatic()
 	c.headers, c.headerErr = extraHeaders(cfg.Headers, cfg.SessionHeader)
+	c.sessionHeader = textproto.CanonicalMIMEHeaderKey(cfg.SessionHeader)
 	c.idTag = NewIDTag()
 	c.proxy = proxyFunc()
 	c.dialer = net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}

@@ -69,8 +69,8 @@ func extraHeaders(h http.Header, sessionHeader string) ([]headerField, error) {
 // id under the session header when both are set.
 func (c *Client) wireIDs(requestID, sessionID string) wireIDs {
 	ids := wireIDs{request: requestID}
-	if c.cfg.SessionHeader != "" && sessionID != "" {
-		ids.sessionName, ids.session = textproto.CanonicalMIMEHeaderKey(c.cfg.SessionHeader), sessionID
+	if c.sessionHeader != "" && sessionID != "" {
+		ids.sessionName, ids.session = c.sessionHeader, sessionID
 	}
 	return ids
 }
