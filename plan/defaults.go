@@ -36,6 +36,7 @@ func defaultValues() map[string]any {
 		"target.metrics_interval":                 "1s",
 		"target.first_byte_timeout":               DefaultFirstByteTimeout.String(),
 		"target.idle_timeout":                     DefaultIdleTimeout.String(),
+		"target.session_header":                   DefaultSessionHeader,
 		"target.simulator.gpu":                    "H100-SXM",
 		"target.simulator.model":                  "llama-3.1-8b",
 		"target.simulator.tensor_parallel":        1,
@@ -106,6 +107,8 @@ func setDefault(p *Plan, key string, v any) {
 		p.Target.FirstByteTimeout, _ = time.ParseDuration(v.(string))
 	case "target.idle_timeout":
 		p.Target.IdleTimeout, _ = time.ParseDuration(v.(string))
+	case "target.session_header":
+		p.Target.SessionHeader = v.(string)
 	case "target.simulator.gpu":
 		s.GPU = v.(string)
 	case "target.simulator.model":

@@ -17,7 +17,9 @@ const RedactedMask = redact.Mask
 // (redact.Env: HF_TOKEN=…, VLLM_ARGS=--api-key …) and of secret-looking flags and
 // KEY=VALUE words of the command (redact.Argv: --api-key X, --hf-token=X, HF_TOKEN=X
 // vllm serve) are masked; in target.extra_body the values under secret-looking keys and
-// the secrets of other strings (redact.Tree). Then p's Redactor masks every string of
+// the secrets of other strings (redact.Tree); in target.headers the literal values under
+// secret-looking names (Authorization, X-Api-Key, Cookie; a ${NAME} reference stays as
+// written). Then p's Redactor masks every string of
 // the copy, so a known secret repeated elsewhere (a URL's password as a bare argument)
 // and the generic shapes (Bearer TOKEN in a script) are masked too. p is unchanged.
 func (p *Plan) Redacted() *Plan {
@@ -48,6 +50,7 @@ func (p *Plan) Redacted() *Plan {
 		m, _ := redact.Tree(c.Target.ExtraBody)
 		c.Target.ExtraBody, _ = m.(map[string]any)
 	}
+	c.Target.Headers = redactedHeaders(c.Target.Headers)
 	return redactStrings(&c, p.Redactor())
 }
 
@@ -98,7 +101,9 @@ func mapStrings(v any, f func(string) string) any {
 // Secrets lists p's secret values: the API key; what redact.URL finds in target.url and
 // each of target.metrics_urls (user-info password, its Basic-auth base64, secret query
 // parameters); what redact.Env and redact.Argv find in target.launch's environment and
-// command; what redact.Tree finds in target.extra_body. Redacted masks each where it
+// command; what redact.Tree finds in target.extra_body; target.headers' values taken
+// from the environment (expanded, and each variable's value) and literal values under
+// secret-looking names. Redacted masks each where it
 // stands; Redactor masks them in any text.
 func (p *Plan) Secrets() []string {
 	var out []string
@@ -119,7 +124,7 @@ func (p *Plan) Secrets() []string {
 		_, s := redact.Tree(p.Target.ExtraBody)
 		out = append(out, s...)
 	}
-	return out
+	return append(out, p.Target.headerSecrets()...)
 }
 
 // Redactor is the redactor of p's secrets (Secrets): what every writer and logger of a

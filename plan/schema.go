@@ -58,6 +58,26 @@ type Target struct {
 	// lower-cased by the config loader (viper is case-insensitive), so write them in
 	// lower case (snake_case) as OpenAI-compatible servers expect.
 	ExtraBody map[string]any `mapstructure:"extra_body" json:"extra_body,omitempty" yaml:"extra_body,omitempty"`
+	// Headers are extra HTTP request headers, a map of header name to value, sent with
+	// every load request and the preflight (default none), for gateways that need more
+	// than a bearer token. Names are RFC 9110 tokens (letters, digits and
+	// !#$%&'*+-.^_`|~, no dot: the plan loader splits keys at dots), case-insensitive
+	// (the loader lower-cases them; they are sent in canonical form, X-Api-Key). A value
+	// may take parts from the environment: ${NAME} is replaced by the variable NAME
+	// (set and non-empty, or the plan is invalid), $${ is a literal ${; values from the
+	// environment never appear in run.json, logs or errors. Headers llmcap sets itself
+	// are refused (Host, Content-Type, Content-Length, Transfer-Encoding, Connection,
+	// Accept, X-Request-Id, the session header, …), and so is Authorization when
+	// api_key_env, api_key_file or user info in url supplies the credentials. Also
+	// --header 'Name: value' (repeatable), which wins over the plan's header of that
+	// name. docs/client.md "Request headers".
+	Headers map[string]string `mapstructure:"headers" json:"headers,omitempty" yaml:"headers,omitempty"`
+	// SessionHeader names the header that carries a multi-turn session's id (the
+	// records' session_id: the same on every turn of one session, different across
+	// sessions), for session-affinity routers; an RFC 9110 token. Default
+	// "X-Session-Id" (DefaultSessionHeader); "" sends none. Single-turn requests never
+	// carry it.
+	SessionHeader string `mapstructure:"session_header" json:"session_header" yaml:"session_header"`
 	// Temperature sent with each request (default 0).
 	Temperature float64 `mapstructure:"temperature" json:"temperature" yaml:"temperature"`
 	// MetricsURLs are Prometheus endpoints scraped during the sweep. For the simulator

@@ -133,6 +133,7 @@ func (p *Plan) checkTarget(ps *problems) {
 		positiveDur(ps, "target.launch.ready_timeout", l.ReadyTimeout)
 	}
 	t.Simulator.check(ps)
+	t.checkHeaders(ps)
 }
 
 // Validate checks the simulator settings alone (as `llmcap serve-sim` takes them) and

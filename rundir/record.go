@@ -60,7 +60,7 @@ type Record struct {
 	Rate        float64 `json:"rate,omitempty"`  // req/s
 	Users       int     `json:"users,omitempty"` // a users step's population
 	Phase       string  `json:"phase"`           // warmup | measure | grace
-	RequestID   string  `json:"request_id"`
+	RequestID   string  `json:"request_id"`      // also the request's X-Request-Id (docs/client.md)
 	SessionID   string  `json:"session_id"`
 	Turn        int     `json:"turn"`
 

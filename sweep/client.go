@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"slices"
 	"strconv"
@@ -42,6 +43,9 @@ type Request struct {
 	// keeps only its first AnswerPrefixBytes bytes. The record's OutputHash covers the
 	// whole text either way.
 	KeepAnswer bool
+	// SessionID, when set and ClientConfig.SessionHeader names a header, is sent in it:
+	// the sweep sets it to the session's id for the turns of a multi-turn session.
+	SessionID string
 }
 
 // ClientConfig configures the streaming client.
@@ -83,6 +87,14 @@ type ClientConfig struct {
 	// it, ends the request with error class response_too_large and closes the
 	// connection.
 	MaxResponseBytes int64
+	// Headers are extra request headers (plan.Target.RequestHeaders), sent on every
+	// request; llmcap's own headers (Content-Type, Accept, Authorization, X-Request-Id,
+	// the session header, the framing) win over them. A name that is no RFC 9110 token
+	// or a value with CR, LF or another control character fails every request (error
+	// class connect, "build request: …").
+	Headers http.Header
+	// SessionHeader names the header that carries Request.SessionID ("" sends none).
+	SessionHeader string
 }
 
 // DefaultMaxResponseBytes is the response-size limit when ClientConfig.MaxResponseBytes
@@ -115,18 +127,29 @@ type Client struct {
 	rawOnce sync.Once
 	// openAfterDone counts responses still open drainAfterDone after [DONE].
 	openAfterDone atomic.Int64
+	// proxy is the proxy choice of the environment when the client was made.
+	proxy func(*url.URL) (*url.URL, error)
+	// headers are the extra headers without the ones llmcap sets itself (canonical
+	// names, sorted); headerErr is why one is invalid (every request fails with it).
+	headers   []headerField
+	headerErr error
+	// sessionHeader is ClientConfig.SessionHeader in canonical form.
+	sessionHeader string
+	// idTag and idSeq make the X-Request-Id of a request whose record has none.
+	idTag string
+	idSeq atomic.Int64
 }
 
-// useRawHTTP selects the raw HTTP/1.1 path for http:// targets (tests turn it off to
-// exercise the net/http path).
+// useRawHTTP selects the raw HTTP/1.1 path for http:// targets not reached through a
+// proxy (tests turn it off to exercise the net/http path).
 var useRawHTTP = true
 
 // rawPool returns the client's raw HTTP/1.1 pool, or nil when requests go through
 // net/http.
 func (c *Client) rawPool() *rawPool {
 	c.rawOnce.Do(func() {
-		if useRawHTTP {
-			c.raw = newRawPool(c.url, c.auth, c.cfg.MaxConns)
+		if useRawHTTP && !c.viaProxy() {
+			c.raw = newRawPool(c.url, c.auth, c.headers, c.cfg.MaxConns)
 		}
 	})
 	return c.raw
@@ -161,6 +184,10 @@ func NewClient(cfg ClientConfig) *Client {
 	}
 	c.static["stream"] = true
 	c.encodeStatic()
+	c.headers, c.headerErr = extraHeaders(cfg.Headers, cfg.SessionHeader)
+	c.sessionHeader = textproto.CanonicalMIMEHeaderKey(cfg.SessionHeader)
+	c.idTag = NewIDTag()
+	c.proxy = proxyFunc()
 	c.dialer = net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
 	c.dial = c.dialer.DialContext
 	idle := 1 << 16
@@ -175,6 +202,7 @@ func NewClient(cfg ClientConfig) *Client {
 			}
 			return &doubtConn{Conn: conn}, nil
 		},
+		Proxy:               transportProxy(c.proxy),
 		MaxIdleConnsPerHost: idle,
 		MaxConnsPerHost:     cfg.MaxConns,
 		IdleConnTimeout:     90 * time.Second,
@@ -340,6 +368,9 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *rundir.Record) strin
 	s := c.pool.Get().(*stream)
 	defer c.put(s)
 	s.reset(rec, req.KeepAnswer)
+	if rec.RequestID == "" {
+		rec.RequestID = fmt.Sprintf("%s-c%06d", c.idTag, c.idSeq.Add(1)-1)
+	}
 	body, err := c.body(req)
 	if err != nil {
 		s.sent = time.Now()
@@ -347,10 +378,17 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *rundir.Record) strin
 		s.finalize()
 		return ""
 	}
+	ids := c.wireIDs(rec.RequestID, req.SessionID)
+	if err := c.checkWireIDs(ids); err != nil {
+		s.sent = time.Now()
+		s.setError(rundir.ErrConnect, c.redact(fmt.Sprintf("build request: %v", err)))
+		s.finalize()
+		return ""
+	}
 	if p := c.rawPool(); p != nil {
-		c.runRaw(ctx, s, body, p)
+		c.runRaw(ctx, s, body, p, ids)
 	} else {
-		c.run(ctx, s, body)
+		c.run(ctx, s, body, ids)
 	}
 	s.finalize()
 	return string(s.answer)
@@ -387,8 +425,8 @@ func (c *Client) exchangeContext(parent context.Context) (context.Context, *watc
 	return ctx, wd, func() { wd.stop(); cancelT(); cancel(nil) }
 }
 
-// run performs the exchange for s, recording any failure in s.
-func (c *Client) run(parent context.Context, s *stream, body []byte) {
+// run performs the exchange for s through net/http, recording any failure in s.
+func (c *Client) run(parent context.Context, s *stream, body []byte, ids wireIDs) {
 	ctx, wd, done := c.exchangeContext(parent)
 	handedOff := false
 	defer func() {
@@ -415,10 +453,17 @@ func (c *Client) run(parent context.Context, s *stream, body []byte) {
 		return
 	}
 	h := hreq.Header
+	for _, f := range c.headers {
+		h[f.name] = []string{f.value}
+	}
 	h["Content-Type"] = []string{"application/json"}
 	h["Accept"] = []string{"text/event-stream"}
 	if c.auth != "" {
 		h["Authorization"] = []string{c.auth}
+	}
+	h[requestIDHeader] = []string{ids.request}
+	if ids.session != "" {
+		h[ids.sessionName] = []string{ids.session}
 	}
 	s.sent = time.Now()
 	resp, err := c.tr.RoundTrip(hreq)

@@ -40,7 +40,7 @@ var longAgo = time.Unix(1, 0)
 // rawPool is the keep-alive pool of one http:// target.
 type rawPool struct {
 	addr    string // host:port to dial
-	prefix  []byte // request line and fixed headers, up to "Content-Length: "
+	prefix  []byte // request line and fixed headers (llmcap's and the extra ones)
 	max     int    // bound on open connections (0 = none)
 	mu      sync.Mutex
 	idle    []*rawConn      // most recently used last
@@ -62,8 +62,11 @@ type rawConn struct {
 // errWouldBlock is a read the connection's noRead mode refused.
 var errWouldBlock = errors.New("raw: more bytes needed")
 
-// newRawPool returns the raw pool for rawURL, or nil when the URL needs net/http.
-func newRawPool(rawURL, auth string, maxConns int) *rawPool {
+// newRawPool returns the raw pool for rawURL, or nil when the URL needs net/http. Its
+// requests carry auth as Authorization (when set) and the extra headers; an extra
+// User-Agent replaces the default one, an extra Authorization is dropped when auth is
+// set (auth wins, as on net/http).
+func newRawPool(rawURL, auth string, extra []headerField, maxConns int) *rawPool {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme != "http" || u.User != nil || u.Host == "" || u.Opaque != "" {
 		return nil
@@ -73,14 +76,23 @@ func newRawPool(rawURL, auth string, maxConns int) *rawPool {
 		port = "80"
 	}
 	p := &rawPool{addr: net.JoinHostPort(u.Hostname(), port), max: max(maxConns, 0)}
-	var b bytes.Buffer
-	b.WriteString("POST " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host +
-		"\r\nUser-Agent: Go-http-client/1.1\r\nAccept: text/event-stream\r\n")
-	if auth != "" {
-		b.WriteString("Authorization: " + auth + "\r\n")
+	ua, ok := headerValueOf(extra, "User-Agent")
+	if !ok {
+		ua = "Go-http-client/1.1"
 	}
-	b.WriteString("Content-Type: application/json\r\nContent-Length: ")
-	p.prefix = b.Bytes()
+	b := []byte("POST " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\n")
+	b = appendHeader(b, "User-Agent", ua)
+	b = appendHeader(b, "Accept", "text/event-stream")
+	if auth != "" {
+		b = appendHeader(b, "Authorization", auth)
+	}
+	for _, f := range extra {
+		if f.name == "User-Agent" || (auth != "" && f.name == "Authorization") {
+			continue
+		}
+		b = appendHeader(b, f.name, f.value)
+	}
+	p.prefix = appendHeader(b, "Content-Type", "application/json")
 	return p
 }
 
@@ -203,9 +215,15 @@ func (p *rawPool) closeIdle() {
 	}
 }
 
-// writeRequest writes the request head and body in one write.
-func (p *rawPool) writeRequest(rc *rawConn, scratch []byte, body []byte) ([]byte, error) {
+// writeRequest writes the request head (the pool's fixed part, then the request's ids
+// and its Content-Length) and body in one write.
+func (p *rawPool) writeRequest(rc *rawConn, scratch []byte, body []byte, ids wireIDs) ([]byte, error) {
 	b := append(scratch[:0], p.prefix...)
+	b = appendHeader(b, requestIDHeader, ids.request)
+	if ids.session != "" {
+		b = appendHeader(b, ids.sessionName, ids.session)
+	}
+	b = append(b, "Content-Length: "...)
 	b = strconv.AppendInt(b, int64(len(body)), 10)
 	b = append(b, "\r\n\r\n"...)
 	b = append(b, body...)
@@ -539,7 +557,7 @@ func unexpectedEOF(err error) error {
 
 // runRaw performs the exchange for s over a pooled raw connection of p, with the same
 // timeouts, error classes and timestamps as run.
-func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPool) {
+func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPool, ids wireIDs) {
 	ctx, wd, done := c.exchangeContext(parent)
 	defer done()
 	s.sent = time.Now()
@@ -567,7 +585,7 @@ func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPo
 	// socket returns within microseconds, but the goroutine may be descheduled before it
 	// could take a time afterwards, which would shorten the measured TTFT.
 	s.sent = time.Now()
-	s.req, err = p.writeRequest(rc, s.req, body)
+	s.req, err = p.writeRequest(rc, s.req, body, ids)
 	if err != nil {
 		s.setError(c.classifyTransport(parent, ctx, err, false))
 		return

@@ -76,8 +76,8 @@ func preflightModels(ctx context.Context, hc *http.Client, t plan.Target, base s
 	if err != nil {
 		return nil, &PreflightError{URL: base, Msg: fmt.Sprintf("target url %s: %v", base, err)}
 	}
-	if t.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+t.APIKey)
+	if err := preflightHeaders(req, t, "models"); err != nil {
+		return nil, &PreflightError{URL: base, Msg: err.Error()}
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -114,14 +114,33 @@ func preflightModels(ctx context.Context, hc *http.Client, t plan.Target, base s
 		t.Model, base, strings.Join(ids, ", "))}
 }
 
-// preflightClient is an HTTP client like the load client's: no proxy, the plan's
-// connect timeout (10 s when unset).
+// preflightClient is an HTTP client like the load client's: the environment's proxy
+// (proxyFunc), the plan's connect timeout (10 s when unset).
 func preflightClient(t plan.Target) *http.Client {
 	dial := t.ConnectTimeout
 	if dial <= 0 {
 		dial = 10 * time.Second
 	}
-	return &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{Timeout: dial}).DialContext}}
+	return &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{Timeout: dial}).DialContext,
+		Proxy: transportProxy(proxyFunc())}}
+}
+
+// preflightHeaders sets a preflight request's headers as the load's: target.headers,
+// the API key's Authorization, and an X-Request-Id "preflight-<what>-<tag>" (a fresh
+// NewIDTag) that server logs show.
+func preflightHeaders(req *http.Request, t plan.Target, what string) error {
+	hs, err := t.RequestHeaders()
+	if err != nil {
+		return fmt.Errorf("preflight: %w", err)
+	}
+	for _, h := range hs {
+		req.Header.Set(h.Name, h.Value)
+	}
+	if t.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+t.APIKey)
+	}
+	req.Header.Set(requestIDHeader, "preflight-"+what+"-"+NewIDTag())
+	return nil
 }
 
 // unreachable words a transport error of the first contact.
@@ -177,10 +196,10 @@ func preflightProbe(ctx context.Context, hc *http.Client, t plan.Target, base st
 	if err != nil {
 		return false, &PreflightError{URL: base, Msg: fmt.Sprintf("probe request: %v", err)}
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if t.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+t.APIKey)
+	if err := preflightHeaders(req, t, "probe"); err != nil {
+		return false, &PreflightError{URL: base, Msg: err.Error()}
 	}
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {

@@ -95,6 +95,8 @@ type runner struct {
 	started time.Time
 	// preflightFailed: the target failed its preflight; no load was sent.
 	preflightFailed bool
+	// idTag begins every request id of this invocation (NewIDTag).
+	idTag string
 }
 
 // Run drives every step of p against its target, writing the run directory
@@ -110,7 +112,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) error {
 		return errors.New("sweep: no run directory (Options.OutDir)")
 	}
 
-	rn := &runner{opts: opts, dir: opts.OutDir, log: opts.Logger, started: time.Now()}
+	rn := &runner{opts: opts, dir: opts.OutDir, log: opts.Logger, started: time.Now(), idTag: NewIDTag()}
 	if rn.log == nil {
 		rn.log = slog.Default()
 	}
@@ -245,12 +247,9 @@ func (rn *runner) drive(ctx context.Context, done map[int]rundir.StepSummary) er
 	if err := rn.out.WriteMeta(rn.meta); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
-	rn.client = NewClient(ClientConfig{BaseURL: rn.baseURL, API: rn.plan.Target.API,
-		Model: rn.plan.Target.Model, APIKey: rn.plan.Target.APIKey, Temperature: rn.plan.Target.Temperature,
-		ExtraBody: rn.plan.Target.ExtraBody, ConnectTimeout: rn.plan.Target.ConnectTimeout,
-		FirstByteTimeout: rn.plan.Target.FirstByteTimeout, IdleTimeout: rn.plan.Target.IdleTimeout,
-		RequestTimeout: rn.plan.Target.RequestTimeout, SaveICL: rn.opts.SaveICL,
-		MaxResponseBytes: rn.plan.Target.MaxResponseBytes, Redactor: rn.red})
+	if rn.client, err = rn.newLoadClient(); err != nil {
+		return err
+	}
 	rn.scrape = startScraper(rn.metricsURLs(), rn.plan.Target.MetricsInterval, rn.out, rn.log)
 	defer rn.scrape.stop()
 	if rn.plan.Ladder.Search != nil {

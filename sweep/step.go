@@ -152,9 +152,20 @@ func (s *stepRun) newRecord(j *job, phase string) *rundir.Record {
 	return &rundir.Record{
 		RunID: s.rn.runID, Segment: j.seg.name, StepSegment: s.st.Segment, Step: s.st.Index,
 		Schedule: s.st.Schedule, Concurrency: s.st.Concurrency, Rate: s.st.Rate, Users: s.st.Users, Phase: phase,
-		RequestID: fmt.Sprintf("s%04d-r%06d", s.st.Index, n), SessionID: j.sess.id, Turn: j.turn,
+		RequestID: requestID(s.rn.idTag, s.st.Index, n), SessionID: j.sess.id, Turn: j.turn,
 		IntendedPromptTokens: j.intendedP, IntendedOutputTokens: j.intendedO,
 	}
+}
+
+// requestID is the n-th request of step's id, "<tag>-s0003-r000012": sent as the
+// request's X-Request-Id and kept as its record's request_id. The tag (NewIDTag, one
+// per invocation) makes it unique across runs and resumed attempts; without one it is
+// "s0003-r000012".
+func requestID(tag string, step int, n int64) string {
+	if tag == "" {
+		return fmt.Sprintf("s%04d-r%06d", step, n)
+	}
+	return fmt.Sprintf("%s-s%04d-r%06d", tag, step, n)
 }
 
 // execute sends j and records the outcome. scheduled is the intended send time: the

@@ -242,6 +242,9 @@ func (w *workload) build(s *session) *job {
 	s.words += words
 	s.turn++
 	j.req.KeepAnswer = s.turn < s.seg.turns // the next turn's history needs the answer
+	if s.seg.turns > 1 {
+		j.req.SessionID = s.id // sent in the session header, the same on every turn
+	}
 	return j
 }
 

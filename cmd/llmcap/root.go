@@ -24,6 +24,8 @@ import (
 type globals struct {
 	v   *viper.Viper
 	set []string // --set key=value plan overrides
+	// headers are --header 'Name: value' flags (header_flag.go).
+	headers []string
 	// concurrency is --concurrency: a ladder ("1,4,16") or "auto" (a capacity search).
 	concurrency string
 	log         *slog.Logger
@@ -69,6 +71,7 @@ variable under a plan section that names no plan key (a misspelling) is an error
 	pf.StringP("out", "o", "", "run directory (default runs/<YYYYmmdd-HHMMSS>-<name>)")
 	pf.String("log-level", "info", "log level: debug, info, warn or error")
 	pf.StringArrayVar(&g.set, "set", nil, "override a plan key, e.g. --set ladder.concurrency=[1,2,4]; list items by index, e.g. --set segments[0].weight=2 (repeatable)")
+	pf.StringArrayVar(&g.headers, "header", nil, headerFlagUsage)
 	pf.StringVar(&g.concurrency, "concurrency", "", "the concurrency ladder, e.g. 1,4,16, or auto: search for the capacity over concurrency (ladder.search)")
 	_ = g.v.BindPFlags(pf) // cannot fail: the flags exist
 	g.v.SetEnvPrefix(plan.EnvPrefix)
@@ -106,6 +109,9 @@ func (g *globals) overrides() (map[string]any, error) {
 		out[k] = val
 	}
 	if err := concurrencyOverrides(g.concurrency, out); err != nil {
+		return nil, err
+	}
+	if err := headerOverrides(g.headers, out); err != nil {
 		return nil, err
 	}
 	return out, g.flags.overrides(g.concurrency, out)

@@ -75,6 +75,9 @@ type Sent struct {
 	Header     http.Header
 	Path       string
 	RemoteAddr string
+	// RequestID is the request's X-Request-Id header ("" when it had none), as a
+	// server's log line shows it (vLLM logs it as the request's id).
+	RequestID string
 }
 
 // Server is a running scripted server.
@@ -160,7 +163,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.n++
 	idx := len(s.sent)
 	rec := Sent{Received: received, Body: body, Header: r.Header.Clone(), Path: r.URL.Path,
-		RemoteAddr: r.RemoteAddr}
+		RemoteAddr: r.RemoteAddr, RequestID: r.Header.Get("X-Request-Id")}
 	s.sent = append(s.sent, rec)
 	s.mu.Unlock()
 
