@@ -23,7 +23,7 @@ func dcgmSimPlan(dcgmURL string) *plan.Plan {
 		Target: plan.Target{URL: plan.TargetSimulator, API: "chat", Model: "llama-3.1-8b",
 			ExtraBody: map[string]any{"ignore_eos": true},
 			Simulator: plan.Simulator{GPU: "H100-SXM", Model: "llama-3.1-8b", TensorParallel: 2, MaxNumSeqs: 16,
-				MaxNumBatchedTokens: 8192, GPUMemoryUtilization: 0.9, BlockSize: 16, SpeedUp: 4, PrefixCaching: true},
+				MaxNumBatchedTokens: 8192, GPUMemoryUtilization: 0.9, BlockSize: 16, SpeedUp: 1, PrefixCaching: true},
 			MetricsURLs: []string{dcgmURL}, MetricsInterval: 100 * time.Millisecond},
 		Segments: []plan.Segment{{Name: "chat", Weight: 1, SharedPrefixTokens: 128,
 			PromptTokens: plan.Dist{Kind: plan.DistFixed, Value: 256},
