@@ -81,6 +81,7 @@ func analyzeInputs(in *runInputs) *Analysis {
 		a.Warnings = append(a.Warnings, warning(WarnRunIncomplete, "%s", rp.warning))
 	}
 	server := serverStats(in.server, in.steps)
+	gpu := gpuStats(in.server, in.steps)
 	seed := seedOf(p)
 	names := segmentNames(in)
 	for _, name := range names {
@@ -89,6 +90,7 @@ func analyzeInputs(in *runInputs) *Analysis {
 			continue
 		}
 		sa := analyzeSegment(name, weightOf(p, name), inputs, in.records, a.Constraints, p, server, dep, seed)
+		attachGPU(&sa, gpu)
 		sa.Search = searchOf(in.meta.Searches, name, sa.Steps)
 		if name == plan.MixSegment {
 			a.Mix = &sa

@@ -21,6 +21,7 @@ type sizing struct {
 	model          string
 	gpusPerReplica int
 	gpuHourUSD     float64
+	powerUSDPerKWh float64 // report.power_usd_per_kwh (0: no energy cost)
 	headroom       float64
 	targets        []int
 	// cat is the GPU and model catalog of the run (nil: none); catWarn says why the
@@ -31,7 +32,7 @@ type sizing struct {
 
 func sizingOf(p *plan.Plan) sizing {
 	s := sizing{gpu: p.Report.GPU, model: p.Target.Model, gpusPerReplica: p.Report.GPUsPerReplica,
-		gpuHourUSD: p.Report.GPUHourUSD, headroom: p.Report.Headroom, targets: p.Report.TargetUsers}
+		gpuHourUSD: p.Report.GPUHourUSD, powerUSDPerKWh: p.Report.PowerUSDPerKWh, headroom: p.Report.Headroom, targets: p.Report.TargetUsers}
 	s.cat, s.catWarn = sizingCatalog(p)
 	if p.Target.IsSimulator() {
 		if s.gpu == "" {
@@ -121,6 +122,9 @@ func sizeRow(c Capacity, sz sizing, gpu string, projected bool, factor float64, 
 	w.CostPerMonthUSD = float64(w.GPUs) * price.usd * hoursPerMonth
 	if tok := c.OutputTokensPerSAtCapacity * factor * (1 - sz.headroom); tok > 0 {
 		w.CostPerMOutputUSD = float64(sz.gpusPerReplica) * price.usd / (tok * 3600) * 1e6
+	}
+	if !projected {
+		w.EnergyCostPerMonthUSD, w.EnergyCostPerMOutputUSD = energyCosts(c.Energy, w.GPUs, sz.powerUSDPerKWh)
 	}
 	return w
 }

@@ -101,6 +101,7 @@ type serverAcc struct {
 	// lateness histogram in the window.
 	lateFirst, lateLast rundir.Histogram
 	lateSeen            bool
+	prefix              prefixAcc
 }
 
 // SimLateLimitMs is the simulator iteration lateness p99 (ms) above which a step is
@@ -114,13 +115,8 @@ func serverStats(samples []rundir.MetricSample, windows map[int]rundir.StepSumma
 	acc := map[int]*serverAcc{}
 	for i := range samples {
 		m := &samples[i]
-		if m.Step < 0 {
+		if !inStepWindow(m, windows) {
 			continue
-		}
-		if w, ok := windows[m.Step]; ok && w.MeasureStartNs > 0 && w.MeasureEndNs > w.MeasureStartNs {
-			if m.TimeNs < w.MeasureStartNs || m.TimeNs > w.MeasureEndNs {
-				continue
-			}
 		}
 		a := acc[m.Step]
 		if a == nil {
@@ -139,6 +135,7 @@ func serverStats(samples []rundir.MetricSample, windows map[int]rundir.StepSumma
 		if a.preSeen {
 			ss.Preemptions = math.Max(0, a.preLast-a.preFirst)
 		}
+		ss.PrefixCache = a.prefix.stats()
 		if a.lateSeen {
 			w := a.lateLast.Since(a.lateFirst)
 			if w.Total() == 0 { // one scrape in the window: its whole history
@@ -151,6 +148,18 @@ func serverStats(samples []rundir.MetricSample, windows map[int]rundir.StepSumma
 		out[step] = ss
 	}
 	return out
+}
+
+// inStepWindow reports whether a scrape counts for the step it is tagged with: a step
+// (not -1) and, when steps.jsonl gives the step's measurement window, inside it.
+func inStepWindow(m *rundir.MetricSample, windows map[int]rundir.StepSummary) bool {
+	if m.Step < 0 {
+		return false
+	}
+	if w, ok := windows[m.Step]; ok && w.MeasureStartNs > 0 && w.MeasureEndNs > w.MeasureStartNs {
+		return m.TimeNs >= w.MeasureStartNs && m.TimeNs <= w.MeasureEndNs
+	}
+	return true
 }
 
 // add accumulates one scrape; a scrape without running or waiting requests (another
@@ -181,4 +190,5 @@ func (a *serverAcc) add(m *rundir.MetricSample) {
 		}
 		a.preLast = p
 	}
+	a.prefix.add(m)
 }

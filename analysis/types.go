@@ -16,7 +16,9 @@ import (
 const FileAnalysis = "analysis.json"
 
 // FormatVersion is the version of analysis.json this package writes
-// (Analysis.FormatVersion): 5 adds the headline (the executive summary's plain
+// (Analysis.FormatVersion): 6 adds GPU telemetry (a step's gpu, a capacity's energy,
+// a what-if row's energy costs) and a step's prefix-cache hit rate (server.prefix_cache),
+// so that `llmcap report` re-analyses older files of runs that scraped them; 5 adds the headline (the executive summary's plain
 // lines) and words the answer for a manager; 4 renames a step's "cancelled" count "unfinished" (requests
 // still in flight when the step ended, now judged as censored values), adds a step's
 // cut_by_step_timeout and the "unfinished" and "step-timeout" warning kinds (the
@@ -24,7 +26,7 @@ const FileAnalysis = "analysis.json"
 // interval) apart from its resampling noise, and segments their capacity search; 2 had
 // typed warnings (objects with kind, segment, step and message) and a bootstrap band;
 // files without it (0) hold plain-string warnings. Older files should be re-analysed.
-const FormatVersion = 5
+const FormatVersion = 6
 
 // Regime is the bottleneck a step or a segment is in.
 type Regime string
@@ -235,6 +237,10 @@ type StepStats struct {
 	QueueLimit QueueLimit `json:"queue_limit,omitempty"`
 
 	Server *ServerStats `json:"server,omitempty"`
+	// GPU is the GPU telemetry (DCGM exporter) over the step's measurement window:
+	// utilisation, memory, power, energy and energy per output token (energy.go); nil
+	// when no scrape in the window carried DCGM metrics.
+	GPU *GPUStats `json:"gpu,omitempty"`
 
 	// SimulatorLate: the embedded simulator ran late in this step (its iteration
 	// lateness p99, Server.SimLatenessP99Ms, above SimLateLimitMs): the host starved it of
@@ -256,6 +262,9 @@ type ServerStats struct {
 	// iterations it ran then. Absent for other servers.
 	SimLatenessP99Ms float64 `json:"sim_lateness_p99_ms,omitempty"`
 	SimIterations    float64 `json:"sim_iterations,omitempty"`
+	// PrefixCache is the prefix-cache hit rate over the window (prefix_cache.go), nil
+	// when the engine reports none or looked up no prompt tokens.
+	PrefixCache *PrefixCacheStats `json:"prefix_cache,omitempty"`
 	// kvSeen: a KV-cache usage gauge was scraped (KVCacheUsageMax 0 is then a fact).
 	kvSeen bool
 }
@@ -398,6 +407,9 @@ type Capacity struct {
 	// Advice: what to do about the bottleneck (more replicas, faster GPU, engine
 	// settings), in plain words; the report shows it as written.
 	Advice string `json:"advice"`
+	// Energy is the GPUs' power and energy per output token at the capacity point,
+	// from the DCGM exporter's metrics (energy_capacity.go); nil without them.
+	Energy *EnergyAtCapacity `json:"energy,omitempty"`
 }
 
 // WhatIf is one sizing row: target users → replicas, GPUs and cost.
@@ -420,6 +432,11 @@ type WhatIf struct {
 	GPUHourUSD       float64     `json:"gpu_hour_usd"`
 	PriceSource      PriceSource `json:"price_source,omitempty"`
 	SamePriceAssumed bool        `json:"same_price_assumed,omitempty"`
+	// EnergyCostPerMonthUSD and EnergyCostPerMOutputUSD are the GPUs' electricity at
+	// report.power_usd_per_kwh (energyCosts): the measured GPU's row only, with GPU
+	// telemetry scraped and a price set; 0 otherwise.
+	EnergyCostPerMonthUSD   float64 `json:"energy_cost_per_month_usd,omitempty"`
+	EnergyCostPerMOutputUSD float64 `json:"energy_cost_per_million_output_tokens_usd,omitempty"`
 }
 
 // PriceSource says where a what-if row's $/GPU-hour comes from.

@@ -402,6 +402,10 @@ type Report struct {
 	Notes string `mapstructure:"notes" json:"notes,omitempty" yaml:"notes,omitempty"`
 	// GPUHourUSD is the price of one GPU-hour for cost projections.
 	GPUHourUSD float64 `mapstructure:"gpu_hour_usd" json:"gpu_hour_usd,omitempty" yaml:"gpu_hour_usd,omitempty"`
+	// PowerUSDPerKWh is the price of electricity (USD per kWh) for the measured GPU's
+	// what-if rows: with GPU telemetry (DCGM) scraped, they add the GPUs' energy cost
+	// per month and per million output tokens (0: no energy cost).
+	PowerUSDPerKWh float64 `mapstructure:"power_usd_per_kwh" json:"power_usd_per_kwh,omitempty" yaml:"power_usd_per_kwh,omitempty"`
 	// TargetUsers are the user counts to size replicas and GPUs for.
 	TargetUsers []int `mapstructure:"target_users" json:"target_users,omitempty" yaml:"target_users,omitempty"`
 	// Headroom is the spare capacity fraction kept per replica (default 0.2).

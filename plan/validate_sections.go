@@ -207,6 +207,9 @@ func (p *Plan) checkReport(ps *problems) {
 	if r.GPUHourUSD < 0 {
 		ps.add("report.gpu_hour_usd", r.GPUHourUSD, "must be >= 0")
 	}
+	if r.PowerUSDPerKWh < 0 {
+		ps.add("report.power_usd_per_kwh", r.PowerUSDPerKWh, "must be >= 0")
+	}
 	for i, u := range r.TargetUsers {
 		positiveInt(ps, fmt.Sprintf("report.target_users[%d]", i), u)
 	}

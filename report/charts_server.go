@@ -14,12 +14,24 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// firstURLSamples keeps the samples of the first scraped endpoint (one line per series).
+// firstURLSamples keeps the samples of the first scraped endpoint carrying engine
+// metrics (running requests or KV-cache usage; else the first endpoint), one line per
+// series: a GPU exporter listed first in target.metrics_urls is passed over.
 func firstURLSamples(samples []rundir.MetricSample) []rundir.MetricSample {
 	if len(samples) == 0 {
 		return nil
 	}
 	url := samples[0].URL
+	for _, s := range samples { // the engine's endpoint, not a GPU exporter listed before it
+		if _, ok := rundir.ServerValue(s, rundir.ServerRequestsRunning); ok {
+			url = s.URL
+			break
+		}
+		if _, ok := rundir.ServerValue(s, rundir.ServerKVCacheUsage); ok {
+			url = s.URL
+			break
+		}
+	}
 	var out []rundir.MetricSample
 	for _, s := range samples {
 		if s.URL == url {

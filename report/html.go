@@ -49,6 +49,10 @@ type htmlSegment struct {
 	ID, Heading, Capacity, Evidence, NoSuccess string
 	Charts                                     []htmlChart
 	Steps                                      htmlTable
+	// Telemetry is the GPU and cache telemetry per step (nil without any), with its
+	// heading and note.
+	Telemetry                       *htmlTable
+	TelemetryHeading, TelemetryNote string
 }
 
 // htmlCapture is one Nsight Systems capture shown in full.
@@ -236,6 +240,10 @@ func fillHTMLSegments(p *htmlPage, a *analysis.Analysis, byName map[string]htmlC
 			Evidence: strings.TrimSpace(seg.Capacity.BottleneckEvidence), Steps: sortable(newHTMLTable(stepTable(a, seg)))}
 		if !segmentSucceeded(seg) {
 			s.NoSuccess = noSuccessText + "."
+		}
+		if hdr, data := telemetryTable(a, seg); hdr != nil {
+			t := sortable(newHTMLTable(hdr, data))
+			s.Telemetry, s.TelemetryHeading, s.TelemetryNote = &t, telemetryHeading, telemetryNote(seg)
 		}
 		for _, kind := range []string{"ttft", "throughput", "itl"} {
 			if c, ok := byName[kind+"-"+slug]; ok {

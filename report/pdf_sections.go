@@ -99,6 +99,9 @@ func evidenceSection(in *input) []core.Row {
 // whatIfTable is the sizing table (whatIfRows) laid out for the PDF.
 func whatIfTable(a *analysis.Analysis) []core.Row {
 	hdr, data := whatIfRows(a)
+	if len(hdr) > len(sizingHeaders(a)) { // with the energy columns
+		return table(hdr, []int{2, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2}, data)
+	}
 	return table(hdr, []int{3, 5, 2, 2, 2, 2, 2, 3, 3}, data)
 }
 
@@ -252,6 +255,13 @@ func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]C
 	rows = append(rows, subheading("Steps"))
 	hdr, data := stepTable(a, seg)
 	rows = append(rows, table(hdr, []int{3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 2}, data)...)
+	if hdr, data := telemetryTable(a, seg); hdr != nil {
+		rows = append(rows, subheading(telemetryHeading))
+		rows = append(rows, table(hdr, evenSizes(len(hdr)), data)...)
+		if n := telemetryNote(seg); n != "" {
+			rows = append(rows, para(n, props.Text{Size: 8, Top: 1, Color: colGrey}))
+		}
+	}
 	return []block{rows}
 }
 

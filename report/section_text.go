@@ -162,26 +162,41 @@ func capacityTable(a *analysis.Analysis) ([]string, [][]string) {
 }
 
 // sizingNotes are the notes under the capacity section's sizing table: GPUs per
-// replica and price, and how $ / M output tokens is computed.
+// replica and price, how $ / M output tokens is computed, and the energy columns'
+// price and method when the table has them.
 func sizingNotes(a *analysis.Analysis) []string {
-	return []string{
+	notes := []string{
 		fmt.Sprintf("%ss per replica: %d. Price: %s per %s-hour, %d hours a month. The XLSX workbook's Summary sheet recomputes this table for any input.",
 			unitNoun(a), gpusPerReplica(a), sizingUSDCents(gpuHourUSD(a)), unitNoun(a), hoursPerMonth),
 		fmt.Sprintf("$ / M output tokens = price of one replica's %ss per hour ÷ (output tokens/s at capacity × (1 − headroom %s) × 3,600) × 1,000,000: "+
 			"the cost of a million generated tokens when every replica runs fully loaded up to its headroom.", unitNoun(a), shareText(headroom(a))),
 	}
+	if n := energyCostNote(a); n != "" {
+		notes = append(notes, n)
+	}
+	return notes
 }
 
 // whatIfRows is the sizing table, in GPUs or machines (sizingHeaders), with "—" for a
 // missing price and the replicas of a lower-bound capacity marked "at most" (basisText):
-// headers and one row per what-if GPU.
+// headers and one row per what-if GPU, with the energy columns (energyCostHeaders)
+// when a row prices the GPUs' energy.
 func whatIfRows(a *analysis.Analysis) ([]string, [][]string) {
 	var data [][]string
+	energy := hasEnergyCost(a.WhatIf)
 	for _, w := range a.WhatIf {
-		data = append(data, []string{w.GPU, basisText(a, w), usersText(w.UsersPerReplica), num(float64(w.TargetUsers), 0),
-			num(float64(w.Replicas), 0), num(float64(w.GPUs), 0), sizingPrice(w), sizingUSD(w.CostPerMonthUSD), sizingUSDCents(w.CostPerMOutputUSD)})
+		r := []string{w.GPU, basisText(a, w), usersText(w.UsersPerReplica), num(float64(w.TargetUsers), 0),
+			num(float64(w.Replicas), 0), num(float64(w.GPUs), 0), sizingPrice(w), sizingUSD(w.CostPerMonthUSD), sizingUSDCents(w.CostPerMOutputUSD)}
+		if energy {
+			r = append(r, energyCostCells(w)...)
+		}
+		data = append(data, r)
 	}
-	return sizingHeaders(a), data
+	hdr := sizingHeaders(a)
+	if energy {
+		hdr = append(hdr, energyCostHeaders...)
+	}
+	return hdr, data
 }
 
 // slaTable is the SLA: one row per constraint, then the error budget.

@@ -232,6 +232,7 @@ func buildXLSX(in *input) (*excelize.File, formulaTexts, error) {
 		func() error { return writeSegmentsSheet(f, st, in.a) },
 		func() error { return writeModelSheet(f, st, in.a) },
 		func() error { return writeServerSheet(f, st, in.metrics) },
+		func() error { return writeGPUsSheet(f, st, in.a) },
 		func() error { return writeRequestsSheet(f, st, in) },
 	}
 	for _, step := range steps {

@@ -17,9 +17,10 @@ type sheetColumn struct {
 	width  float64
 }
 
-// stepsColumns are the Steps sheet's columns; the order matches stepsRow.
+// stepsColumns are the Steps sheet's columns, the telemetry ones (telemetryColumns)
+// last when the run has them; the order matches stepsRow.
 func stepsColumns(st styles, a *analysis.Analysis) []sheetColumn {
-	return []sheetColumn{
+	return append([]sheetColumn{
 		{"segment", 0, 16}, {"step", 0, 6}, {"schedule", 0, 12}, {"load (" + loadName(a) + ")", loadStyle(st, a), 12},
 		{"requests", st.int0, 10}, {"errors", st.int0, 8}, {"error rate", st.pctl, 10},
 		{"TTFT p50 (ms)", st.ms, 12}, {"TTFT p95 (ms)", st.ms, 12}, {"TTFT p99 (ms)", st.ms, 12}, {"TTFO p95 (ms)", st.ms, 12},
@@ -28,7 +29,7 @@ func stepsColumns(st styles, a *analysis.Analysis) []sheetColumn {
 		{"good fraction", st.pctl, 10}, {"per-user output tokens/s", st.num1, 13}, {"steady state", 0, 10},
 		{"meets SLA", 0, 10}, {"regime", 0, 10}, {"SLA violations", 0, 40},
 		{"warm-up requests", st.int0, 10}, {"unfinished", st.int0, 10}, {"achieved rate (req/s)", st.rps, 14},
-	}
+	}, telemetryColumns(st, a)...)
 }
 
 // loadStyle is the number format of load cells: whole concurrency, or req/s with decimals.
@@ -143,7 +144,7 @@ func writeStepsSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
 	var rows [][]any
 	for _, seg := range allSegments(a) {
 		for _, s := range seg.Steps {
-			rows = append(rows, stepsRow(seg.Segment, s))
+			rows = append(rows, append(stepsRow(seg.Segment, s), telemetryCells(a, s)...))
 		}
 	}
 	if err := writeTable(f, SheetSteps, "StepsTable", stepsColumns(st, a), rows); err != nil {

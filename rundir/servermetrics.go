@@ -38,6 +38,9 @@ const (
 	ServerGPUPowerW
 	// ServerGPUMemoryUsedMiB is the GPUs' used framebuffer memory in MiB (sum over GPUs).
 	ServerGPUMemoryUsedMiB
+	// ServerGPUEnergyJ is the GPUs' energy consumed since boot in joules, a counter (sum
+	// over GPUs; dcgm-exporter reports mJ).
+	ServerGPUEnergyJ
 )
 
 // ServerAggregate says how ServerValue combines the label sets (engines, DP ranks,
@@ -77,7 +80,7 @@ type serverMetricDef struct {
 // AllServerMetrics lists every ServerMetric, in declaration order.
 func AllServerMetrics() []ServerMetric {
 	out := make([]ServerMetric, 0, len(serverMetricTable))
-	for m := ServerRequestsRunning; m <= ServerGPUMemoryUsedMiB; m++ {
+	for m := ServerRequestsRunning; m <= ServerGPUEnergyJ; m++ {
 		out = append(out, m)
 	}
 	return out
@@ -93,7 +96,7 @@ func (m ServerMetric) String() string {
 }
 
 // Unit is the unit of ServerValue's result for m: "requests", "fraction" (0..1),
-// "tokens", "W" or "MiB" ("" for a value outside the table).
+// "tokens", "W", "MiB" or "J" ("" for a value outside the table).
 func (m ServerMetric) Unit() string { return serverMetricTable[m].unit }
 
 // Aggregate is how ServerValue combines m's label sets (0 for a value outside the table).

@@ -23,13 +23,22 @@ const (
 	srcSGLangRetract = "SGLang main (after 0.5.3) python/sglang/srt/metrics/collector.py"
 	// llama.cpp llama-server with --metrics, examples/server/server.cpp (2024 builds):
 	// gauges requests_processing, requests_deferred, kv_cache_usage_ratio (used cells /
-	// n_ctx, 0..1; not emitted by 2025 builds).
+	// n_ctx, 0..1) and kv_cache_tokens.
 	srcLlamaCpp = "llama.cpp llama-server --metrics, examples/server/server.cpp (2024)"
+	// llama.cpp llama-server on master (tools/server/server-task.cpp, checked at b10519,
+	// 2026): gauges requests_processing, requests_deferred, n_busy_slots_per_decode and
+	// counters prompt_tokens_total, tokens_predicted_total, n_tokens_max (a high-water
+	// mark, not a usage); kv_cache_usage_ratio and kv_cache_tokens were removed upstream,
+	// so current builds expose no KV-cache usage at all (the old name stays listed for
+	// the 2024 builds that still emit it).
+	srcLlamaCppNow = "llama.cpp llama-server --metrics, tools/server/server-task.cpp (b10519)"
 	// Hugging Face text-generation-inference router (v2/v3), metrics::gauge!
 	// tgi_batch_current_size ("Current batch size") and tgi_queue_size ("Current queue size").
 	srcTGI = "TGI 2.x/3.x router (metrics::gauge! tgi_batch_current_size, tgi_queue_size)"
-	// NVIDIA dcgm-exporter default-counters.csv: DCGM_FI_DEV_GPU_UTIL (percent),
-	// DCGM_FI_DEV_POWER_USAGE (W), DCGM_FI_DEV_FB_USED (MiB); one label set per GPU.
+	// NVIDIA dcgm-exporter default-counters.csv: DCGM_FI_DEV_GPU_UTIL (gauge, percent),
+	// DCGM_FI_DEV_POWER_USAGE (gauge, W), DCGM_FI_DEV_FB_USED (gauge, MiB),
+	// DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (counter, mJ since boot); one label set per
+	// GPU (labels gpu, UUID, device, modelName, Hostname, DCGM_FI_DRIVER_VERSION, ...).
 	srcDCGM = "NVIDIA dcgm-exporter etc/default-counters.csv"
 )
 
@@ -40,20 +49,21 @@ var serverMetricTable = map[ServerMetric]serverMetricDef{
 	ServerRequestsRunning: {key: "requests_running", unit: "requests", agg: AggregateSum, names: []ServerMetricName{
 		{Name: "vllm:num_requests_running", Scale: 1, Source: srcVLLMv1},
 		{Name: "sglang:num_running_reqs", Scale: 1, Source: srcSGLang},
-		{Name: "llamacpp:requests_processing", Scale: 1, Source: srcLlamaCpp},
+		{Name: "llamacpp:requests_processing", Scale: 1, Source: srcLlamaCppNow + "; " + srcLlamaCpp},
 		{Name: "tgi_batch_current_size", Scale: 1, Source: srcTGI},
 	}},
 	ServerRequestsWaiting: {key: "requests_waiting", unit: "requests", agg: AggregateSum, names: []ServerMetricName{
 		{Name: "vllm:num_requests_waiting", Scale: 1, Source: srcVLLMv1},
 		{Name: "sglang:num_queue_reqs", Scale: 1, Source: srcSGLang},
-		{Name: "llamacpp:requests_deferred", Scale: 1, Source: srcLlamaCpp},
+		{Name: "llamacpp:requests_deferred", Scale: 1, Source: srcLlamaCppNow + "; " + srcLlamaCpp},
 		{Name: "tgi_queue_size", Scale: 1, Source: srcTGI},
 	}},
 	ServerKVCacheUsage: {key: "kv_cache_usage", unit: "fraction", agg: AggregateMax, names: []ServerMetricName{
 		{Name: "vllm:kv_cache_usage_perc", Scale: 1, Source: srcVLLMv1}, // a fraction despite "perc"
 		{Name: "vllm:gpu_cache_usage_perc", Scale: 1, Source: srcVLLMv0},
 		{Name: "sglang:token_usage", Scale: 1, Source: srcSGLang},
-		{Name: "llamacpp:kv_cache_usage_ratio", Scale: 1, Source: srcLlamaCpp},
+		// Removed upstream (srcLlamaCppNow): read from 2024 builds only.
+		{Name: "llamacpp:kv_cache_usage_ratio", Scale: 1, Source: srcLlamaCpp + " (removed by " + srcLlamaCppNow + ", which has no KV-cache usage gauge)"},
 	}},
 	ServerPreemptions: {key: "preemptions", unit: "requests", agg: AggregateSum, names: []ServerMetricName{
 		{Name: "vllm:num_preemptions_total", Scale: 1, Source: srcVLLMv1},
@@ -80,5 +90,8 @@ var serverMetricTable = map[ServerMetric]serverMetricDef{
 	}},
 	ServerGPUMemoryUsedMiB: {key: "gpu_memory_used_mib", unit: "MiB", agg: AggregateSum, names: []ServerMetricName{
 		{Name: "DCGM_FI_DEV_FB_USED", Scale: 1, Source: srcDCGM},
+	}},
+	ServerGPUEnergyJ: {key: "gpu_energy_j", unit: "J", agg: AggregateSum, names: []ServerMetricName{
+		{Name: "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", Scale: 0.001, Source: srcDCGM}, // mJ
 	}},
 }

@@ -33,8 +33,8 @@ func TestServerMetricTableIsComplete(t *testing.T) {
 			}
 		}
 	}
-	if len(AllServerMetrics()) != len(serverMetricTable) || len(AllServerMetrics()) != 10 {
-		t.Errorf("%d meanings listed, %d in the table, want 10", len(AllServerMetrics()), len(serverMetricTable))
+	if len(AllServerMetrics()) != len(serverMetricTable) || len(AllServerMetrics()) != 11 {
+		t.Errorf("%d meanings listed, %d in the table, want 11", len(AllServerMetrics()), len(serverMetricTable))
 	}
 	if _, ok := ServerMetricOf(`vllm:time_to_first_token_seconds_sum{model_name="m"}`); ok {
 		t.Error("a histogram no meaning reads was mapped to one")
@@ -110,14 +110,17 @@ func TestServerValueVLLMPrefersCurrentName(t *testing.T) {
 
 func TestServerValueScalesAndAggregatesDCGM(t *testing.T) {
 	s := MetricSample{Values: map[string]float64{
-		`DCGM_FI_DEV_GPU_UTIL{gpu="0",modelName="NVIDIA H100"}`:    90,
-		`DCGM_FI_DEV_GPU_UTIL{gpu="1",modelName="NVIDIA H100"}`:    70,
-		`DCGM_FI_DEV_POWER_USAGE{gpu="0",modelName="NVIDIA H100"}`: 650.5,
-		`DCGM_FI_DEV_POWER_USAGE{gpu="1",modelName="NVIDIA H100"}`: 500,
-		`DCGM_FI_DEV_FB_USED{gpu="0",modelName="NVIDIA H100"}`:     70000,
-		`DCGM_FI_DEV_FB_USED{gpu="1",modelName="NVIDIA H100"}`:     69000,
+		`DCGM_FI_DEV_GPU_UTIL{gpu="0",modelName="NVIDIA H100"}`:                 90,
+		`DCGM_FI_DEV_GPU_UTIL{gpu="1",modelName="NVIDIA H100"}`:                 70,
+		`DCGM_FI_DEV_POWER_USAGE{gpu="0",modelName="NVIDIA H100"}`:              650.5,
+		`DCGM_FI_DEV_POWER_USAGE{gpu="1",modelName="NVIDIA H100"}`:              500,
+		`DCGM_FI_DEV_FB_USED{gpu="0",modelName="NVIDIA H100"}`:                  70000,
+		`DCGM_FI_DEV_FB_USED{gpu="1",modelName="NVIDIA H100"}`:                  69000,
+		`DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu="0",modelName="NVIDIA H100"}`: 15152422938,
+		`DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu="1",modelName="NVIDIA H100"}`: 5551899580,
 	}}
-	want := map[ServerMetric]float64{ServerGPUUtilization: 0.8, ServerGPUPowerW: 1150.5, ServerGPUMemoryUsedMiB: 139000}
+	want := map[ServerMetric]float64{ServerGPUUtilization: 0.8, ServerGPUPowerW: 1150.5, ServerGPUMemoryUsedMiB: 139000,
+		ServerGPUEnergyJ: (15152422938 + 5551899580) / 1000.0}
 	for m, w := range want {
 		if got, ok := ServerValue(s, m); !ok || math.Abs(got-w) > 1e-9 {
 			t.Errorf("%s = %v, %v; want %v", m, got, ok, w)
