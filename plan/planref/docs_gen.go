@@ -55,6 +55,7 @@ var sourceDocs = docs{
 		"Report.GPUsPerReplica":          "GPUsPerReplica for cost and GPU counts (default: simulator tensor_parallel, else 1).",
 		"Report.Headroom":                "Headroom is the spare capacity fraction kept per replica (default 0.2).",
 		"Report.Notes":                   "Notes is free text for the audience, shown on the PDF's first page.",
+		"Report.PowerUSDPerKWh":          "PowerUSDPerKWh is the price of electricity (USD per kWh) for the measured GPU's what-if rows: with GPU telemetry (DCGM) scraped, they add the GPUs' energy cost per month and per million output tokens (0: no energy cost).",
 		"Report.TargetUsers":             "TargetUsers are the user counts to size replicas and GPUs for.",
 		"Report.Title":                   "Title heads the report (default: \"Capacity report: \" and the plan's name).",
 		"Report.WhatIfGPUs":              "WhatIfGPUs are catalog GPUs to project capacity to by roofline scaling.",
