@@ -75,7 +75,7 @@ type Target struct {
 	// SessionHeader names the header that carries a multi-turn session's id (the
 	// records' session_id: the same on every turn of one session, different across
 	// sessions), for session-affinity routers; an RFC 9110 token. Default
-	// "X-Session-Id" (DefaultSessionHeader); "" sends none. Single-turn requests never
+	// DefaultSessionHeader; "" sends none. Single-turn requests never
 	// carry it.
 	SessionHeader string `mapstructure:"session_header" json:"session_header" yaml:"session_header"`
 	// Temperature sent with each request (default 0).
@@ -88,9 +88,9 @@ type Target struct {
 	// Timeouts for each request (docs/client.md "Timeouts"); an explicit 0 turns one
 	// off. ConnectTimeout bounds the TCP dial (default none: the OS's own bound).
 	// FirstByteTimeout runs from getting a connection to the response headers (default
-	// DefaultFirstByteTimeout, 10m: Ollama and llama.cpp may hold the headers until the
+	// DefaultFirstByteTimeout: Ollama and llama.cpp may hold the headers until the
 	// first token, after a model load). IdleTimeout bounds every wait for more of the
-	// body after the headers (default DefaultIdleTimeout, 5m: vLLM and SGLang send the
+	// body after the headers (default DefaultIdleTimeout: vLLM and SGLang send the
 	// headers at once, even for a queued request, and then nothing until its first
 	// token, which took 41.7 s on average at 50 users in the seed data, minutes in the
 	// tail). A hung server meets neither, so its requests fail as timeout_first_byte or
@@ -278,9 +278,8 @@ type Ladder struct {
 	MaxConcurrency int `mapstructure:"max_concurrency" json:"max_concurrency,omitempty" yaml:"max_concurrency,omitempty"`
 
 	// Warmup per step: a request count and/or a duration (excluded from statistics).
-	// Trace steps warm up by requests only, on at most 5% of the trace's requests (a
-	// duration could swallow a short, time-scaled trace whole; see
-	// TraceWarmupFraction).
+	// Trace steps warm up by requests only, on at most TraceWarmupFraction of the
+	// trace's requests (a duration could swallow a short, time-scaled trace whole).
 	Warmup Warmup `mapstructure:"warmup" json:"warmup" yaml:"warmup"`
 	// Duration and/or Requests bound the measurement window (whichever ends first).
 	Duration time.Duration `mapstructure:"duration" json:"duration_ns" yaml:"duration"`
@@ -289,8 +288,9 @@ type Ladder struct {
 	Grace time.Duration `mapstructure:"grace" json:"grace_ns" yaml:"grace"`
 	// Cooldown is an idle pause between steps.
 	Cooldown time.Duration `mapstructure:"cooldown" json:"cooldown_ns" yaml:"cooldown"`
-	// StepTimeout bounds each step's wall time (0: derived, Plan.StepTimeout). When it
-	// expires the step ends: its requests still in flight are recorded as unfinished
+	// StepTimeout bounds each step's wall time (0: derived: the largest of the step's
+	// warm-up + window + grace durations plus StepTimeoutMargin, StepTimeoutFactor × its
+	// estimated wall time, and StepTimeoutFloor). When it expires the step ends: its requests still in flight are recorded as unfinished
 	// (censored; docs/metrics.md "Unfinished requests") and steps.jsonl marks the step
 	// cut_by_step_timeout.
 	StepTimeout time.Duration `mapstructure:"step_timeout" json:"step_timeout_ns,omitempty" yaml:"step_timeout,omitempty"`

@@ -29,6 +29,7 @@ type docs struct {
 	types   map[string]string   // type → its doc comment
 	enums   map[string][]string // "Type.Field" → allowed values (of each item, for a list)
 	mapKeys map[string][]string // "Type.Field" of a map → its allowed keys
+	values  map[string]any      // a plan constant or variable a description names → its value
 }
 
 // Key is one plan key.
@@ -121,7 +122,30 @@ func keysFrom(d docs) []Key {
 	}
 	walk(reflect.TypeOf(plan.Plan{}), "", "", 0)
 	yamlNames(keys)
+	writeValues(keys, d.values)
 	return keys
+}
+
+// valueNameRE matches a Go identifier not after a dot.
+var valueNameRE = regexp.MustCompile(`(^|[^.\w])([A-Z]\w*)\b`)
+
+// writeValues writes, in descriptions, the values of the plan constants and variables
+// they name: "(DefaultSessionHeader)" becomes "(`X-Session-Id`)", a list becomes its
+// items.
+func writeValues(keys []Key, values map[string]any) {
+	for i := range keys {
+		keys[i].Description = valueNameRE.ReplaceAllStringFunc(keys[i].Description, func(m string) string {
+			sub := valueNameRE.FindStringSubmatch(m)
+			v, ok := values[sub[2]]
+			if !ok {
+				return m
+			}
+			if l, isList := v.([]string); isList {
+				return sub[1] + codeList(l)
+			}
+			return sub[1] + "`" + valueText(v) + "`"
+		})
+	}
 }
 
 // typeFieldRE matches a Go reference to a field, "SLA.ThinkTime"; goNameRE a bare

@@ -127,3 +127,31 @@ func TestKeysFollowSchema(t *testing.T) {
 		t.Error("target.api_key (mapstructure:\"-\", resolved at load time) is listed as a key")
 	}
 }
+
+// TestDescriptionsWriteValuesNotGoNames: a description that names a plan constant or
+// variable shows its value (a user reads "`X-Session-Id`", not "DefaultSessionHeader"),
+// and the value comes from the plan package, so it cannot drift.
+func TestDescriptionsWriteValuesNotGoNames(t *testing.T) {
+	byPath := map[string]Key{}
+	for _, k := range Keys() {
+		byPath[k.Path] = k
+	}
+	for path, want := range map[string]string{
+		"target.session_header":     "Default `" + plan.DefaultSessionHeader + "`",
+		"target.first_byte_timeout": "(default `" + plan.DefaultFirstByteTimeout.String() + "`",
+		"sla.goodput":               codeList(plan.GoodputMetrics),
+		"ladder.think_time_dist":    "`" + plan.ThinkExponential + "` (the default",
+	} {
+		if d := byPath[path].Description; !strings.Contains(d, want) {
+			t.Errorf("%s: description %q lacks %q", path, d, want)
+		}
+	}
+	for _, k := range Keys() {
+		for _, name := range []string{"DefaultSessionHeader", "DefaultFirstByteTimeout", "DefaultIdleTimeout",
+			"GoodputMetrics", "GoodputStat", "ThinkExponential", "ScheduleUsers", "TraceWarmupFraction", "StepTimeoutFloor"} {
+			if strings.Contains(k.Description, name) {
+				t.Errorf("%s: description names the Go identifier %s: %q", k.Path, name, k.Description)
+			}
+		}
+	}
+}

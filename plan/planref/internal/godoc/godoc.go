@@ -14,6 +14,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -37,7 +38,13 @@ type Source struct {
 	// MapKeyEnums maps "Type.Field" of a map keyed by Percentile to the variable
 	// listing the allowed keys (Stats).
 	MapKeyEnums map[string]string
+	// Values are the exported constants and variables of the plan package that the
+	// kept descriptions name ("Default DefaultIdleTimeout"): the reference writes their
+	// values in place of the Go names.
+	Values []string
 
+	// exported are the package's exported constant and variable names.
+	exported map[string]bool
 	// refs maps a struct type to the plan types its keyed fields hold.
 	refs map[string][]string
 }
@@ -57,7 +64,8 @@ func Parse(dir string) (*Source, error) {
 		return nil, fmt.Errorf("parse %s: %w", dir, err)
 	}
 	src := &Source{Fields: map[string]string{}, Types: map[string]string{},
-		EnumVars: map[string]string{}, MapKeyEnums: map[string]string{}, refs: map[string][]string{}}
+		EnumVars: map[string]string{}, MapKeyEnums: map[string]string{}, refs: map[string][]string{},
+		exported: map[string]bool{}}
 	for name, pkg := range pkgs {
 		if strings.HasSuffix(name, "_test") {
 			continue
@@ -70,6 +78,7 @@ func Parse(dir string) (*Source, error) {
 		return nil, fmt.Errorf("parse %s: no type %s", dir, root)
 	}
 	src.keepReachable()
+	src.Values = src.namedValues()
 	return src, nil
 }
 
@@ -96,9 +105,30 @@ func (s *Source) addFile(fset *token.FileSet, f *ast.File) {
 					d = gd.Doc
 				}
 				s.addEnumVar(sp, d)
+				for _, n := range sp.Names {
+					if n.IsExported() {
+						s.exported[n.Name] = true
+					}
+				}
 			}
 		}
 	}
+}
+
+// namedValues are the exported constants and variables the kept field and type
+// descriptions name as whole words, sorted.
+func (s *Source) namedValues() []string {
+	var out []string
+	for name := range s.exported {
+		for _, m := range []map[string]string{s.Fields, s.Types} {
+			if slices.ContainsFunc(slices.Collect(maps.Values(m)), func(d string) bool { return mentions(d, name) }) {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // addEnumVar records a variable whose doc says it lists a field's allowed values.
@@ -211,7 +241,11 @@ func (s *Source) GoFile() ([]byte, error) {
 	ref := func(v string) string { return "plan." + v }
 	writeMap(&b, "enums", s.EnumVars, ref)
 	writeMap(&b, "mapKeys", s.MapKeyEnums, ref)
-	b.WriteString("}\n")
+	b.WriteString("values: map[string]any{\n")
+	for _, v := range s.Values {
+		fmt.Fprintf(&b, "%q: plan.%s,\n", v, v)
+	}
+	b.WriteString("},\n}\n")
 	out, err := format.Source(b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("format docs_gen.go: %w", err)
