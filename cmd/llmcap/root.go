@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -34,6 +35,10 @@ type globals struct {
 	secrets *redact.Redactor
 	// command is the name of the subcommand being run (run, sweep, plan…).
 	command string
+	// console is stderr, shared by the log and the sweep's progress bar; quiet is
+	// --quiet (setupConsole).
+	console *sweep.Console
+	quiet   bool
 }
 
 func newRootCmd() *cobra.Command {
@@ -66,6 +71,7 @@ variable under a plan section that names no plan key (a misspelling) is an error
 	pf.StringP("config", "c", "", "plan file (YAML), e.g. configs/demo.yaml")
 	pf.StringP("out", "o", "", "run directory (default runs/<YYYYmmdd-HHMMSS>-<name>)")
 	pf.String("log-level", "info", "log level: debug, info, warn or error")
+	registerConsoleFlags(pf)
 	pf.StringArrayVar(&g.set, "set", nil, "override a plan key, e.g. --set ladder.concurrency=[1,2,4]; list items by index, e.g. --set segments[0].weight=2 (repeatable)")
 	pf.StringVar(&g.concurrency, "concurrency", "", "the concurrency ladder, e.g. 1,4,16, or auto: search for the capacity over concurrency (ladder.search)")
 	_ = g.v.BindPFlags(pf) // cannot fail: the flags exist
@@ -75,21 +81,15 @@ variable under a plan section that names no plan key (a misspelling) is an error
 
 	root.AddCommand(newPlanCmd(g), newRunCmd(g), newSweepCmd(g), newAnalyzeCmd(g),
 		newReportCmd(g), newServeSimCmd(g), newVersionCmd(), newProfileCmd())
+	markUsageErrors(root)
 	return root, g
 }
 
-// setup configures the logger from --log-level; every record goes through a
+// setup configures the logger (setupConsole); every record goes through a
 // redact.Handler (the plan's secrets are added once it is loaded: useSecrets).
 func (g *globals) setup(cmd *cobra.Command) error {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(g.v.GetString("log-level"))); err != nil {
-		return fmt.Errorf("--log-level %q: want debug, info, warn or error", g.v.GetString("log-level"))
-	}
-	g.redact = redact.NewHandler(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}), g.secrets)
-	g.log = slog.New(g.redact)
 	g.command = cmd.Name()
-	slog.SetDefault(g.log)
-	return nil
+	return g.setupConsole(cmd)
 }
 
 // overrides parses --set key=value pairs; values are YAML ("[1,2]", "30s", "true").
@@ -98,12 +98,12 @@ func (g *globals) overrides() (map[string]any, error) {
 	for _, kv := range g.set {
 		k, val, err := plan.ParseSet(kv)
 		if err != nil {
-			return nil, err
+			return nil, usageErr(err)
 		}
 		out[k] = val
 	}
 	if err := concurrencyOverrides(g.concurrency, out); err != nil {
-		return nil, err
+		return nil, usageErr(err)
 	}
 	return out, nil
 }
@@ -140,7 +140,7 @@ func concurrencyOverrides(flag string, out map[string]any) error {
 func (g *globals) loadPlan() (*plan.Plan, error) {
 	path := g.v.GetString("config")
 	if path == "" {
-		return nil, fmt.Errorf("no plan given: use --config FILE (e.g. -c configs/demo.yaml)")
+		return nil, usageErr(errors.New("no plan given: use --config FILE (e.g. -c configs/demo.yaml)"))
 	}
 	ov, err := g.overrides()
 	if err != nil {
