@@ -57,7 +57,9 @@ Without --format it uses the plan's report.formats.`,
 				want = runFormats(dir)
 			}
 			want, err := checkFormats(want)
-			if err != nil {
+			if err != nil && len(formats) > 0 {
+				return usageErr(err) // a bad --format
+			} else if err != nil {
 				return err
 			}
 			in := newInterrupter(cmd.Context(), cmd.ErrOrStderr())
