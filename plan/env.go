@@ -12,7 +12,7 @@ import (
 
 // CLIEnv are the LLMCAP_* variables the command line reads itself (--config, --out,
 // --log-level); they are not plan keys but are not misspellings either.
-var CLIEnv = []string{"LLMCAP_CONFIG", "LLMCAP_OUT", "LLMCAP_LOG_LEVEL"}
+var CLIEnv = []string{"LLMCAP_CONFIG", "LLMCAP_OUT", "LLMCAP_LOG_LEVEL", "LLMCAP_LOG_FORMAT", "LLMCAP_QUIET"}
 
 // slaEnvRE matches an SLA map entry from the environment: LLMCAP_SLA_TTFT_MS_P99 is
 // sla.ttft_ms.p99.

@@ -86,7 +86,8 @@ func (p *progress) describe() string {
 	if p.note != "" {
 		line += " | " + p.note
 	}
-	if room := p.con.width - progressBarColumns; p.con.width > 0 && utf8.RuneCountInString(line) > room {
+	if p.con != nil && p.con.width > 0 && utf8.RuneCountInString(line) > p.con.width-progressBarColumns {
+		room := p.con.width - progressBarColumns
 		line = string([]rune(line)[:max(room-1, 0)]) + "…" // one line: a wrapped bar cannot be cleared
 	}
 	return line
