@@ -115,12 +115,6 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule, thinkDist string) 
 	if c.Bottleneck == RegimeErrors {
 		bound = "failing requests"
 	}
-	band := fmt.Sprintf("[%.1f, %.1f]", c.RangeLow, c.RangeHigh)
-	if c.OpenEnded && c.RangeHigh == 0 {
-		band = fmt.Sprintf("[≥ %.1f]", c.RangeLow)
-	} else if c.OpenEnded {
-		band = fmt.Sprintf("[%.1f, > %.1f]", c.RangeLow, c.RangeHigh)
-	}
 	users := fmt.Sprintf("; %d users with %s s think time (estimated: X·(R+Z))", c.Users, fmtNum(c.ThinkTimeS))
 	switch {
 	case c.UsersSource == UsersMeasured:
@@ -129,8 +123,10 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule, thinkDist string) 
 	case schedule == plan.ScheduleTrace || c.ThinkTimeS == 0:
 		users = "" // a trace has no users (it replays its own arrivals); without think time users are the concurrency
 	}
-	fmt.Fprintf(w, "Capacity: %s %s (%s), %s, %s; %.2f req/s steady%s\n",
-		what, band, c.Method, boundByText(c), bound, c.ThroughputAtCapacity, users)
+	// The range and how it was found in the report's words (CertaintyText), not the
+	// method's name.
+	fmt.Fprintf(w, "Capacity: %s, %s, %s; %.2f req/s steady%s\n  %s\n",
+		what, boundByText(c), bound, c.ThroughputAtCapacity, users, CertaintyText(schedule, c))
 	if s := sa.Search; s != nil {
 		fmt.Fprintf(w, "Search: %d steps over %s (%s); stopped: %s\n", s.Steps, s.Over, searchPathText(s), s.StopText)
 	}

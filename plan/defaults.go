@@ -48,6 +48,7 @@ func defaultValues() map[string]any {
 		"target.simulator.bandwidth_efficiency":   0.8,
 		"target.simulator.overhead_ms":            2.0,
 		"target.simulator.speed_up":               1.0,
+		"ladder.grace":                            DefaultGrace.String(),
 		"ladder.arrival":                          ArrivalPoisson,
 		"ladder.burstiness":                       1.0,
 		"ladder.think_time_dist":                  ThinkExponential,
@@ -77,6 +78,14 @@ const (
 	// the queueing and prefill (41.7 s mean TTFT at 50 users in the seed data); a stream
 	// silent for 5 minutes is hung and fails as timeout_idle.
 	DefaultIdleTimeout = 5 * time.Minute
+	// DefaultGrace is Ladder.Grace's default: 30 s, AIPerf's default
+	// --benchmark-grace-period. The grace period ends as soon as the last request in
+	// flight at the window's close finishes, so a long one costs only the E2E of the
+	// slowest of them (seconds for chat replies); with none, every step cuts off the
+	// requests in flight as its window closes, and a short first run (a few requests
+	// per step at low concurrency) warns about unfinished requests on every step. A
+	// request still running 30 s after the window is counted unfinished (a lower bound).
+	DefaultGrace = 30 * time.Second
 	// DefaultName is the plan name when neither the file nor its name gives one.
 	DefaultName = "llmcap"
 )
@@ -109,6 +118,8 @@ func setDefault(p *Plan, key string, v any) {
 		p.Target.IdleTimeout, _ = time.ParseDuration(v.(string))
 	case "target.session_header":
 		p.Target.SessionHeader = v.(string)
+	case "ladder.grace":
+		p.Ladder.Grace, _ = time.ParseDuration(v.(string))
 	case "target.simulator.gpu":
 		s.GPU = v.(string)
 	case "target.simulator.model":

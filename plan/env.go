@@ -12,7 +12,7 @@ import (
 
 // CLIEnv are the LLMCAP_* variables the command line reads itself (--config, --out,
 // --log-level); they are not plan keys but are not misspellings either.
-var CLIEnv = []string{"LLMCAP_CONFIG", "LLMCAP_OUT", "LLMCAP_LOG_LEVEL"}
+var CLIEnv = []string{"LLMCAP_CONFIG", "LLMCAP_OUT", "LLMCAP_LOG_LEVEL", "LLMCAP_LOG_FORMAT", "LLMCAP_QUIET"}
 
 // slaEnvRE matches an SLA map entry from the environment: LLMCAP_SLA_TTFT_MS_P99 is
 // sla.ttft_ms.p99.
@@ -82,18 +82,31 @@ func underSection(name string, sections []string) bool {
 	return false
 }
 
-// closest suggests the known variable nearest to name (edit distance ≤ 3), or "".
+// closest suggests the known variable nearest to name (nearest): "; did you mean X?",
+// or "".
 func closest(name string, known map[string]bool) string {
-	best, bestD := "", 4
+	names := make([]string, 0, len(known))
 	for k := range known {
+		names = append(names, k)
+	}
+	if best := nearest(name, names); best != "" {
+		return "; did you mean " + best + "?"
+	}
+	return ""
+}
+
+// nearest is the name of known nearest to name (edit distance ≤ 3; the first in
+// sort order among equals), or "" when none is that near: the misspelling suggestion
+// of environment variables (closest) and of unknown plan keys, from a file or --set
+// (decodeProblem).
+func nearest(name string, known []string) string {
+	best, bestD := "", 4
+	for _, k := range known {
 		if d := editDistance(name, k); d < bestD || (d == bestD && k < best) {
 			best, bestD = k, d
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return "; did you mean " + best + "?"
+	return best
 }
 
 // editDistance is the Levenshtein distance of a and b.
@@ -117,8 +130,9 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// nameEnvSources appends "(from LLMCAP_X)" to problems whose value came from the
-// environment (the key's variable is set and no override replaced it).
+// nameEnvSources appends "(the value comes from LLMCAP_X)" to problems whose value came
+// from the environment (the key's variable is set and no override replaced it), and
+// "(the key comes from --set)" to those of an override's key.
 func nameEnvSources(ps problems, overrides map[string]any) problems {
 	for i := range ps {
 		p := &ps[i]
@@ -126,6 +140,9 @@ func nameEnvSources(ps problems, overrides map[string]any) problems {
 			continue
 		}
 		if _, over := overrides[p.Path]; over {
+			if strings.HasPrefix(p.Value, "unknown key ") {
+				p.Allowed += " (the key comes from --set)"
+			}
 			continue
 		}
 		if name := envName(p.Path); os.Getenv(name) != "" && !strings.Contains(p.Value+p.Allowed, name) {

@@ -170,8 +170,13 @@ func decodeProblem(de *mapstructure.DecodeError) problems {
 	inner := de.Unwrap()
 	msg := inner.Error()
 	if keys, ok := strings.CutPrefix(msg, "has invalid keys: "); ok {
+		known := knownKeys(name)
 		for _, k := range strings.Split(keys, ", ") {
-			out.add(joinPath(name, k), raw("unknown key "+strconv.Quote(k)), "known keys here are %s", knownKeys(name))
+			hint := ""
+			if m := nearest(k, strings.Split(known, ", ")); m != "" {
+				hint = "did you mean " + m + "? "
+			}
+			out.add(joinPath(name, k), raw("unknown key "+strconv.Quote(k)), "%sknown keys here are %s", hint, known)
 		}
 		return out
 	}

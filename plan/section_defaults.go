@@ -21,9 +21,10 @@ import (
 //     SLA breaks, then narrowing; search.go);
 //   - window: when neither ladder.duration nor ladder.requests is given,
 //     DefaultStepDuration;
-//   - warm-up and grace: when the plan file has no ladder section and no source gives
-//     them, DefaultWarmup and DefaultGrace (a file's ladder without them keeps none, as
-//     before);
+//   - warm-up: when the plan file has no ladder section and no source gives one,
+//     DefaultWarmup (a file's ladder without one keeps none, as before); grace is
+//     DefaultGrace in every plan (defaultValues), listed here too when the file has no
+//     ladder section;
 //   - SLA: when the plan file has no sla section and no source gives a latency bound
 //     (sla.*_ms or sla.goodput), TTFT p95 ≤ DefaultTTFTP95Ms and ITL p95 ≤
 //     DefaultITLP95Ms (max_error_rate defaults to 0.01 in every plan);
@@ -38,7 +39,6 @@ const (
 	DefaultOutputTokens = 128
 	DefaultStepDuration = 30 * time.Second
 	DefaultWarmup       = 5 * time.Second
-	DefaultGrace        = 10 * time.Second
 	DefaultTTFTP95Ms    = 500.0
 	DefaultITLP95Ms     = 50.0
 )
@@ -119,8 +119,7 @@ func (p *Plan) fillLadderDefaults(v *viper.Viper, in fileSections) []string {
 		l.Warmup.Duration = DefaultWarmup
 		notes = append(notes, fmt.Sprintf("ladder.warmup: %s per step, left out of the statistics", DefaultWarmup))
 	}
-	if l.Grace == 0 && !v.IsSet("ladder.grace") {
-		l.Grace = DefaultGrace
+	if l.Grace == DefaultGrace {
 		notes = append(notes, fmt.Sprintf("ladder.grace: %s for the requests in flight at the window's end to finish (they count)", DefaultGrace))
 	}
 	return notes

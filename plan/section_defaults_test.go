@@ -25,8 +25,8 @@ func TestTargetOnlyPlanGetsDefaults(t *testing.T) {
 	if l.Search == nil || *l.Search != wantSearch || len(l.Concurrency)+len(l.Rate)+len(l.Users) != 0 {
 		t.Errorf("ladder search %+v, levels %v %v %v; want %+v alone", l.Search, l.Concurrency, l.Rate, l.Users, wantSearch)
 	}
-	if l.Duration != 30*time.Second || l.Warmup != (Warmup{Duration: 5 * time.Second}) || l.Grace != 10*time.Second {
-		t.Errorf("window %v, warm-up %+v, grace %v; want 30s, 5s, 10s", l.Duration, l.Warmup, l.Grace)
+	if l.Duration != 30*time.Second || l.Warmup != (Warmup{Duration: 5 * time.Second}) || l.Grace != DefaultGrace {
+		t.Errorf("window %v, warm-up %+v, grace %v; want 30s, 5s, 30s", l.Duration, l.Warmup, l.Grace)
 	}
 	if got := p.Constraints(); !reflect.DeepEqual(got, []Constraint{{"ttft", "p95", 500}, {"itl", "p95", 50}}) || p.SLA.MaxErrorRate != 0.01 {
 		t.Errorf("SLA %v, error rate %g; want TTFT p95 500, ITL p95 50, 0.01", got, p.SLA.MaxErrorRate)
@@ -39,7 +39,7 @@ func TestTargetOnlyPlanGetsDefaults(t *testing.T) {
 		"ladder: capacity search over concurrency from 1 (×4 until the SLA breaks, then narrowing to 5%; at most 10 steps per search, up to 4096)",
 		"ladder.duration: 30s measurement window per step",
 		"ladder.warmup: 5s per step, left out of the statistics",
-		"ladder.grace: 10s for the requests in flight at the window's end to finish (they count)",
+		"ladder.grace: 30s for the requests in flight at the window's end to finish (they count)",
 		"sla: TTFT p95 ≤ 500 ms, ITL p95 ≤ 50 ms, error rate ≤ 1%",
 	}
 	if !reflect.DeepEqual(p.Assumed, wantNotes) {
@@ -65,7 +65,7 @@ func TestNoFileNamedAfterModel(t *testing.T) {
 }
 
 // TestGivenSectionsKeepTheirs: what a plan gives is kept: its segments, its ladder (no
-// warm-up or grace added to a file's ladder), its SLA; overrides win over defaults and
+// warm-up added to a file's ladder; grace is DefaultGrace in every plan), its SLA; overrides win over defaults and
 // change the default segment.
 func TestGivenSectionsKeepTheirs(t *testing.T) {
 	p, err := Load(writePlan(t, okSegments+okLadder+"sla: {e2e_ms: {p99: 900}}\n"), nil)
@@ -73,7 +73,7 @@ func TestGivenSectionsKeepTheirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(p.Segments) != 1 || p.Segments[0].Name != "short" || p.Ladder.Search != nil ||
-		p.Ladder.Warmup != (Warmup{}) || p.Ladder.Grace != 0 || len(p.Assumed) != 0 {
+		p.Ladder.Warmup != (Warmup{}) || p.Ladder.Grace != DefaultGrace || len(p.Assumed) != 0 {
 		t.Errorf("segments %+v, search %v, warm-up %+v, grace %v, assumed %q", p.Segments, p.Ladder.Search,
 			p.Ladder.Warmup, p.Ladder.Grace, p.Assumed)
 	}
@@ -87,7 +87,7 @@ func TestGivenSectionsKeepTheirs(t *testing.T) {
 	}
 	// A file's ladder without a window gets the window only.
 	p, err = Load(writePlan(t, "ladder: {concurrency: [1, 2]}\n"), nil)
-	if err != nil || p.Ladder.Duration != DefaultStepDuration || p.Ladder.Grace != 0 || p.Ladder.Search != nil {
+	if err != nil || p.Ladder.Duration != DefaultStepDuration || p.Ladder.Grace != DefaultGrace || p.Ladder.Search != nil {
 		t.Errorf("ladder without window: %v, %+v", err, p.Ladder)
 	}
 	ov := map[string]any{

@@ -13,6 +13,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -344,11 +346,57 @@ func errorMessage(ct string, b []byte) string {
 	return ""
 }
 
-// removeIfEmpty deletes the named files of dir that are empty (a run that failed its
-// preflight leaves only run.json).
+// removeFailedRun removes what a fresh run that failed its preflight wrote into dir
+// (run.json and the empty record files: nothing was measured), then dir itself and the
+// parents the sweep created for it (created: the topmost directory that did not exist,
+// "" when dir did), when they are empty. A file the sweep did not write keeps dir and
+// run.json, which says why the run failed: e.g. server.log of a launched server, or a
+// directory the user chose that holds other files. A resumed run is never passed here.
+func removeFailedRun(dir, created string) {
+	ours := []string{rundir.FileRun, rundir.FileRecords, rundir.FileSteps, rundir.FileServerMetrics, rundir.FileLock}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if !slices.Contains(ours, e.Name()) || err != nil || (e.Name() != rundir.FileRun && info.Size() > 0) {
+			removeIfEmpty(dir, rundir.FileRecords, rundir.FileSteps, rundir.FileServerMetrics)
+			return
+		}
+	}
+	for _, n := range ours {
+		os.Remove(filepath.Join(dir, n))
+	}
+	if created == "" {
+		return
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if os.Remove(d) != nil || d == created || d == filepath.Dir(d) {
+			return
+		}
+	}
+}
+
+// firstMissingDir is the topmost directory of dir's path that does not exist (dir
+// itself when only it is missing), or "" when dir exists.
+func firstMissingDir(dir string) string {
+	missing := ""
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			return missing
+		}
+		missing = d
+		if d == filepath.Dir(d) {
+			return missing
+		}
+	}
+}
+
+// removeIfEmpty deletes the named files of dir that are empty.
 func removeIfEmpty(dir string, names ...string) {
 	for _, n := range names {
-		p := dir + string(os.PathSeparator) + n
+		p := filepath.Join(dir, n)
 		if st, err := os.Stat(p); err == nil && st.Size() == 0 {
 			os.Remove(p)
 		}

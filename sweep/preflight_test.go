@@ -61,14 +61,54 @@ func TestPreflightConnectionRefused(t *testing.T) {
 	if !errors.As(err, &pe) || err.Error() != "cannot reach target "+url+": connection refused" {
 		t.Fatalf("err = %v, want a PreflightError: cannot reach target …: connection refused", err)
 	}
-	_, _, meta := rtReadMeta(t, dir)
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed preflight left its run directory %s behind (stat: %v)", dir, err)
+	}
+}
+
+// TestFailedPreflightKeepsWhatItDidNotWrite: a failed preflight removes only what the
+// sweep wrote: a directory the user made stays (empty), its parents stay, and a
+// directory holding another file keeps it and run.json (state failed, with the reason).
+func TestFailedPreflightKeepsWhatItDidNotWrite(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	p := rtPlan(url)
+	p.Target.Model = "m"
+
+	parent := t.TempDir()
+	nested := filepath.Join(parent, "runs", "a", "b")
+	if err := Run(context.Background(), p, Options{OutDir: nested}); err == nil {
+		t.Fatal("Run succeeded against a closed port")
+	}
+	if entries, err := os.ReadDir(parent); err != nil || len(entries) != 0 {
+		t.Errorf("parent holds %v (%v), want the created runs/a/b removed", entries, err)
+	}
+
+	mine := t.TempDir()
+	if err := Run(context.Background(), p, Options{OutDir: mine}); err == nil {
+		t.Fatal("Run succeeded against a closed port")
+	}
+	if entries, err := os.ReadDir(mine); err != nil || len(entries) != 0 {
+		t.Errorf("the user's directory: %v, %v; want it kept and empty", entries, err)
+	}
+
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(context.Background(), p, Options{OutDir: other}); err == nil {
+		t.Fatal("Run succeeded against a closed port")
+	}
+	_, _, meta := rtReadMeta(t, other)
 	if meta.State != rundir.StateFailed || !strings.Contains(meta.Error, "connection refused") {
 		t.Errorf("run.json state %q error %q, want failed with the reason", meta.State, meta.Error)
 	}
-	for _, f := range []string{rundir.FileRecords, rundir.FileSteps, rundir.FileServerMetrics} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			t.Errorf("%s written after a failed preflight", f)
-		}
+	if entries, _ := os.ReadDir(other); len(entries) != 2 {
+		t.Errorf("directory with a file of the user's holds %v, want notes.txt and run.json", entries)
 	}
 }
 

@@ -3,16 +3,15 @@ package sweep
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/llmcap/llmcap/rundir"
 	"github.com/llmcap/llmcap/sla"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 )
 
 // progressTTFTWindow is how many recent TTFTs the live p50/p95 are computed over.
@@ -23,7 +22,7 @@ const progressTTFTWindow = 1000
 // *progress (no writer, or not a terminal) is quiet; every method accepts it.
 type progress struct {
 	bar    *progressbar.ProgressBar
-	w      io.Writer
+	con    *Console
 	mu     sync.Mutex
 	st     string // "segment step i/n c=N"
 	phase  string
@@ -37,21 +36,30 @@ type progress struct {
 }
 
 // newProgress returns a display on w over steps steps, or nil when w is nil or not a
-// terminal.
+// terminal. On a *Console the log's lines print above the bar (Console.Write); on a
+// bare terminal *os.File nothing keeps other writers off the bar's line.
 func newProgress(w io.Writer, steps int) *progress {
-	f, ok := w.(*os.File)
-	if w == nil || !ok || !term.IsTerminal(int(f.Fd())) {
+	con, ok := w.(*Console)
+	if !ok {
+		con = NewConsole(w)
+	}
+	if w == nil || !con.IsTerminal() {
 		return nil
 	}
-	p := &progress{stop: make(chan struct{}), w: w}
-	p.bar = progressbar.NewOptions(steps, progressbar.OptionSetWriter(w),
+	p := &progress{stop: make(chan struct{}), con: con}
+	p.bar = progressbar.NewOptions(steps, progressbar.OptionSetWriter(con.w),
 		progressbar.OptionShowCount(), progressbar.OptionSetElapsedTime(true),
 		progressbar.OptionSetPredictTime(false), progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionShowDescriptionAtLineEnd(), progressbar.OptionSetWidth(20))
+	con.attach(p)
 	p.wg.Add(1)
 	go p.refresh()
 	return p
 }
+
+// progressBarColumns is about how many columns the bar takes before its description
+// ("  12% |████████████████████| (1/8) [12s] ").
+const progressBarColumns = 45
 
 func (p *progress) refresh() {
 	defer p.wg.Done()
@@ -62,7 +70,8 @@ func (p *progress) refresh() {
 		case <-p.stop:
 			return
 		case <-t.C:
-			p.bar.Describe(p.describe())
+			d := p.describe()
+			p.con.draw(func() { p.bar.Describe(d) })
 		}
 	}
 }
@@ -72,12 +81,24 @@ func (p *progress) describe() string {
 	defer p.mu.Unlock()
 	v := slices.Clone(p.ttft)
 	slices.Sort(v)
-	line := fmt.Sprintf("%s %s | done %d | TTFT p50 %.0f ms p95 %.0f ms | errors %d",
-		p.st, p.phase, p.done, sla.Percentile(v, 0.50), sla.Percentile(v, 0.95), p.errors)
+	line := fmt.Sprintf("%s %s | done %d | TTFT p50 %s p95 %s | errors %d",
+		p.st, p.phase, p.done, liveMs(v, 0.50), liveMs(v, 0.95), p.errors)
 	if p.note != "" {
 		line += " | " + p.note
 	}
+	if p.con != nil && p.con.width > 0 && utf8.RuneCountInString(line) > p.con.width-progressBarColumns {
+		room := p.con.width - progressBarColumns
+		line = string([]rune(line)[:max(room-1, 0)]) + "…" // one line: a wrapped bar cannot be cleared
+	}
 	return line
+}
+
+// liveMs is percentile q of the sorted TTFTs v as "12 ms", or "–" before any.
+func liveMs(v []float64, q float64) string {
+	if len(v) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f ms", sla.Percentile(v, q))
 }
 
 // beginStep shows a new step.
@@ -138,7 +159,7 @@ func (p *progress) endStep() {
 	if p == nil {
 		return
 	}
-	p.bar.Add(1)
+	p.con.draw(func() { p.bar.Add(1) })
 }
 
 // clear erases the bar's line so a log line can be printed; the next refresh redraws it.
@@ -146,7 +167,7 @@ func (p *progress) clear() {
 	if p == nil {
 		return
 	}
-	p.bar.Clear()
+	p.con.draw(func() { p.bar.Clear() })
 }
 
 // close stops the display.
@@ -156,6 +177,9 @@ func (p *progress) close() {
 	}
 	close(p.stop)
 	p.wg.Wait()
-	p.bar.Finish()
-	fmt.Fprintln(p.w)
+	p.con.draw(func() {
+		p.bar.Finish()
+		fmt.Fprintln(p.con.w)
+	})
+	p.con.attach(nil)
 }

@@ -116,19 +116,24 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) error {
 	if rn.log == nil {
 		rn.log = slog.Default()
 	}
+	created := firstMissingDir(rn.dir) // "" when the directory exists (or a resume)
 	lock, err := rundir.Acquire(rn.dir, !opts.Resume)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
 	done, err := rn.prepare(p)
 	if err != nil {
+		lock.Release()
 		return err
 	}
-
-	defer rn.out.Close()
 	err = rn.drive(ctx, done)
-	return rn.finish(err)
+	err = rn.finish(err)
+	rn.out.Close()
+	lock.Release()
+	if rn.preflightFailed && !opts.Resume {
+		removeFailedRun(rn.dir, created)
+	}
+	return err
 }
 
 // prepare opens the run directory (fresh or resumed) and returns the finished steps.
@@ -361,9 +366,6 @@ func (rn *runner) finish(err error) error {
 		rn.meta.Error = rn.red.String(err.Error())
 	}
 	rn.noteOpenAfterDone()
-	if rn.preflightFailed && !rn.opts.Resume {
-		removeIfEmpty(rn.dir, rundir.FileRecords, rundir.FileSteps, rundir.FileServerMetrics)
-	}
 	if werr := rn.out.WriteMeta(rn.meta); werr != nil && err == nil {
 		return fmt.Errorf("sweep: %w", werr)
 	}

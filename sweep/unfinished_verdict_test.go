@@ -67,8 +67,8 @@ func sweepAndAnalyze(t *testing.T, p *plan.Plan) (string, *analysis.Analysis, ti
 	return dir, a, took
 }
 
-// TestHalfHungStepFailsTheSLA (issue #14): with the defaults (grace 0, first-byte and
-// idle timeouts of minutes), a server that hangs every other request after the headers
+// TestHalfHungStepFailsTheSLA (issue #14): with no grace period (grace 0s; the default
+// is 30 s) and the default first-byte and idle timeouts of minutes, a server that hangs every other request after the headers
 // leaves those requests in flight when the 1.5 s window closes. They are recorded as
 // unfinished with their waits, and the analysis fails the step — the TTFT p95's lower
 // bound (the waits, ~1.5 s) is above its 500 ms bound — and those that waited over
@@ -82,7 +82,7 @@ func TestHalfHungStepFailsTheSLA(t *testing.T) {
 	}
 	defer srv.Close()
 	p := loadPlan(t, verdictSegments+`
-ladder: {concurrency: [4], duration: 1500ms, cooldown: 0s, early_stop: {enabled: false}}
+ladder: {concurrency: [4], duration: 1500ms, grace: 0s, cooldown: 0s, early_stop: {enabled: false}}
 sla: {ttft_ms: {p95: 500}, e2e_ms: {p95: 2000}, max_error_rate: 0.01}
 `, srv.URL, nil)
 	if p.Ladder.Grace != 0 || p.Target.IdleTimeout != plan.DefaultIdleTimeout {

@@ -57,7 +57,9 @@ Without --format it uses the plan's report.formats.`,
 				want = runFormats(dir)
 			}
 			want, err := checkFormats(want)
-			if err != nil {
+			if err != nil && len(formats) > 0 {
+				return usageErr(err) // a bad --format
+			} else if err != nil {
 				return err
 			}
 			in := newInterrupter(cmd.Context(), cmd.ErrOrStderr())
@@ -85,9 +87,9 @@ func noOut(cmd *cobra.Command, verb, dir string) error {
 	if f == nil || !f.Changed {
 		return nil
 	}
-	return fmt.Errorf("%s writes into the run directory %s; -o/--out %s is not supported here "+
+	return usageErr(fmt.Errorf("%s writes into the run directory %s; -o/--out %s is not supported here "+
 		"(to write elsewhere, e.g. from a read-only run directory, copy it first: cp -r %s %s && llmcap %s %s)",
-		verb, dir, f.Value.String(), shellQuote(dir), shellQuote(f.Value.String()), verb, shellQuote(f.Value.String()))
+		verb, dir, f.Value.String(), shellQuote(dir), shellQuote(f.Value.String()), verb, shellQuote(f.Value.String())))
 }
 
 // oneRunDir requires exactly one argument, the run directory, with a usage line.

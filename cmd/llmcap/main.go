@@ -7,7 +7,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 )
@@ -15,7 +14,8 @@ import (
 // init lets plan estimate trace steps from their trace's span (plan parses no traces).
 
 // main is the only place that exits: errors print as "llmcap: <message>", the plan's
-// secrets masked.
+// secrets masked; the status is 2 for a usage error, 130 after Ctrl-C, else 1
+// (exitCode).
 func main() {
 	root, g := newRoot()
 	err := root.Execute()
@@ -23,14 +23,10 @@ func main() {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "llmcap: %s\n", g.redactError(err))
-	var ee *exitError
-	if errors.As(err, &ee) {
-		os.Exit(ee.code)
-	}
-	os.Exit(1)
+	os.Exit(exitCode(err))
 }
 
-// exitError carries a specific exit status (e.g. 130 after Ctrl-C).
+// exitError carries a specific exit status (exitUsage, exitInterrupt).
 type exitError struct {
 	code int
 	err  error

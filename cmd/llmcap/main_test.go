@@ -46,10 +46,17 @@ func TestMain(m *testing.M) {
 }
 
 // result is one finished llmcap invocation.
+// result is a finished llmcap: stdout and stderr with the console's wrapped lines
+// joined again (unwrapped), as printed (rawStdout, rawStderr), and the exit status.
 type result struct {
-	stdout, stderr string
-	code           int
+	stdout, stderr       string
+	rawStdout, rawStderr string
+	code                 int
 }
+
+// unwrapped joins the continuation lines of console output wrapped at word boundaries
+// (sweep.Wrap: "\n" and four spaces) back into their lines.
+func unwrapped(s string) string { return strings.ReplaceAll(s, "\n    ", " ") }
 
 // llmcap runs the binary in the repository root with args and extra environment.
 func llmcap(t *testing.T, env []string, args ...string) result {
@@ -60,7 +67,7 @@ func llmcap(t *testing.T, env []string, args ...string) result {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
+	r := result{stdout: unwrapped(out.String()), stderr: unwrapped(errb.String()), rawStdout: out.String(), rawStderr: errb.String()}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		r.code = ee.ExitCode()
@@ -157,17 +164,18 @@ func TestErrorsPrintAndExit(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want []string
+		code int // 2: a usage error (the command line is wrong), 1: the plan is
 	}{
-		{[]string{"plan", "-c", bad}, []string{"llmcap: ", "segments: an empty list", "ladder.concurrency[0]: 0", "sla.ttft: unknown key"}},
-		{[]string{"plan"}, []string{"llmcap: no plan given"}},
-		{[]string{"plan", "-c", "configs/demo.yaml", "--set", "nonsense"}, []string{"--set \"nonsense\": want key=value"}},
-		{[]string{"report", t.TempDir(), "--format", "docx"}, []string{"llmcap: "}},
-		{[]string{"serve-sim", "--max-num-seqs", "0"}, []string{"target.simulator.max_num_seqs: 0 is not allowed"}},
-		{[]string{"plan", "-c", "configs/demo.yaml", "--log-level", "loud"}, []string{"--log-level \"loud\""}},
+		{[]string{"plan", "-c", bad}, []string{"llmcap: ", "segments: an empty list", "ladder.concurrency[0]: 0", "sla.ttft: unknown key"}, 1},
+		{[]string{"plan"}, []string{"llmcap: no plan given"}, 2},
+		{[]string{"plan", "-c", "configs/demo.yaml", "--set", "nonsense"}, []string{"--set \"nonsense\": want key=value"}, 2},
+		{[]string{"report", t.TempDir(), "--format", "docx"}, []string{"llmcap: "}, 2},
+		{[]string{"serve-sim", "--max-num-seqs", "0"}, []string{"target.simulator.max_num_seqs: 0 is not allowed"}, 1},
+		{[]string{"plan", "-c", "configs/demo.yaml", "--log-level", "loud"}, []string{"--log-level \"loud\""}, 2},
 	} {
 		r := llmcap(t, nil, tc.args...)
-		if r.code != 1 {
-			t.Errorf("%v: exit %d, want 1", tc.args, r.code)
+		if r.code != tc.code {
+			t.Errorf("%v: exit %d, want %d", tc.args, r.code, tc.code)
 		}
 		for _, w := range tc.want {
 			if !strings.Contains(r.stderr, w) {

@@ -53,7 +53,7 @@ func TestOneOffRunFromFlags(t *testing.T) {
 	block := "no plan file: defaults for what the flags leave out (--print-plan writes the whole plan, a file to start from):\n" +
 		`  segments: one segment "default", prompt 512 tokens, output 128 tokens (max_tokens)` + "\n" +
 		"  ladder.warmup: 5s per step, left out of the statistics\n" +
-		"  ladder.grace: 10s for the requests in flight at the window's end to finish (they count)\n"
+		"  ladder.grace: 30s for the requests in flight at the window's end to finish (they count)\n"
 	if !strings.HasPrefix(r.stderr, block) {
 		t.Errorf("stderr does not start with the assumed defaults (and only those the flags leave out):\n%s", r.stderr)
 	}
@@ -90,7 +90,7 @@ func planJSON(t *testing.T, env []string, args ...string) planOutput {
 	t.Helper()
 	r := llmcap(t, env, append([]string{"plan", "--json"}, args...)...)
 	var out planOutput
-	if err := json.Unmarshal([]byte(r.stdout), &out); r.code != 0 || err != nil {
+	if err := json.Unmarshal([]byte(r.rawStdout), &out); r.code != 0 || err != nil {
 		t.Fatalf("plan %v: exit %d, %v\n%s", args, r.code, err, r.stderr)
 	}
 	return out
@@ -114,7 +114,7 @@ func TestPrintPlanRoundTrip(t *testing.T) {
 			t.Fatalf("run --print-plan %v: exit %d (or the key leaked, or it ran)\n%s\n%s", args, r.code, r.stdout, r.stderr)
 		}
 		file := filepath.Join(t.TempDir(), "printed.yaml")
-		if err := os.WriteFile(file, []byte(r.stdout), 0o600); err != nil {
+		if err := os.WriteFile(file, []byte(r.rawStdout), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		want, got := planJSON(t, env, args...), planJSON(t, env, "-c", file)

@@ -17,11 +17,11 @@ func TestPlanSchemaFlag(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r.stdout != string(want) {
+	if r.rawStdout != string(want) {
 		t.Errorf("plan --schema differs from docs/plan.schema.json (run go generate ./plan)")
 	}
 	var s map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil || s["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+	if err := json.Unmarshal([]byte(r.rawStdout), &s); err != nil || s["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
 		t.Errorf("not a draft 2020-12 schema: %v, $schema %v", err, s["$schema"])
 	}
 }

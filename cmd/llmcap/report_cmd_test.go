@@ -102,7 +102,7 @@ func TestReportRejectsOut(t *testing.T) {
 	for _, verb := range []string{"report", "analyze"} {
 		r := llmcap(t, nil, verb, dir, "-o", out)
 		want := "-o/--out " + out + " is not supported here"
-		if r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "cp -r '"+dir+"' "+out) {
+		if r.code != 2 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "cp -r '"+dir+"' "+out) {
 			t.Errorf("%s -o: exit %d, stderr %q, want it to contain %q", verb, r.code, r.stderr, want)
 		}
 		if _, err := os.Stat(out); err == nil {

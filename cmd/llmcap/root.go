@@ -37,6 +37,10 @@ type globals struct {
 	// command is the name of the subcommand being run (run, sweep, plan…).
 	command string
 	flags   planFlags // the one-off run flags of run, sweep and plan (run_flags.go)
+	// console is stderr, shared by the log and the sweep's progress bar; quiet is
+	// --quiet (setupConsole).
+	console *sweep.Console
+	quiet   bool
 }
 
 func newRootCmd() *cobra.Command {
@@ -70,6 +74,7 @@ variable under a plan section that names no plan key (a misspelling) is an error
 	pf.StringP("config", "c", "", "plan file (YAML), e.g. configs/demo.yaml")
 	pf.StringP("out", "o", "", "run directory (default runs/<YYYYmmdd-HHMMSS>-<name>)")
 	pf.String("log-level", "info", "log level: debug, info, warn or error")
+	registerConsoleFlags(pf)
 	pf.StringArrayVar(&g.set, "set", nil, "override a plan key, e.g. --set ladder.concurrency=[1,2,4]; list items by index, e.g. --set segments[0].weight=2 (repeatable)")
 	pf.StringArrayVar(&g.headers, "header", nil, headerFlagUsage)
 	pf.StringVar(&g.concurrency, "concurrency", "", "the concurrency ladder, e.g. 1,4,16, or auto: search for the capacity over concurrency (ladder.search)")
@@ -81,21 +86,15 @@ variable under a plan section that names no plan key (a misspelling) is an error
 	root.AddCommand(newPlanCmd(g), newRunCmd(g), newSweepCmd(g), newAnalyzeCmd(g),
 		newReportCmd(g), newServeSimCmd(g), newVersionCmd(), newProfileCmd())
 	registerPlanFlags(root, g)
+	markUsageErrors(root)
 	return root, g
 }
 
-// setup configures the logger from --log-level; every record goes through a
+// setup configures the logger (setupConsole); every record goes through a
 // redact.Handler (the plan's secrets are added once it is loaded: useSecrets).
 func (g *globals) setup(cmd *cobra.Command) error {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(g.v.GetString("log-level"))); err != nil {
-		return fmt.Errorf("--log-level %q: want debug, info, warn or error", g.v.GetString("log-level"))
-	}
-	g.redact = redact.NewHandler(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}), g.secrets)
-	g.log = slog.New(g.redact)
 	g.command = cmd.Name()
-	slog.SetDefault(g.log)
-	return nil
+	return g.setupConsole(cmd)
 }
 
 // overrides parses --set key=value pairs; values are YAML ("[1,2]", "30s", "true").
@@ -104,12 +103,12 @@ func (g *globals) overrides() (map[string]any, error) {
 	for _, kv := range g.set {
 		k, val, err := plan.ParseSet(kv)
 		if err != nil {
-			return nil, err
+			return nil, usageErr(err)
 		}
 		out[k] = val
 	}
 	if err := concurrencyOverrides(g.concurrency, out); err != nil {
-		return nil, err
+		return nil, usageErr(err)
 	}
 	if err := headerOverrides(g.headers, out); err != nil {
 		return nil, err

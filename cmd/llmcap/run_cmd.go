@@ -245,7 +245,7 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 		defer stopProf()
 	}
 	build := currentBuild()
-	opts := sweep.Options{OutDir: dir, Resume: resume, ForceResume: sf.forceResume, Progress: cmd.ErrOrStderr(), Probe: analysis.Probe,
+	opts := sweep.Options{OutDir: dir, Resume: resume, ForceResume: sf.forceResume, Progress: g.progressWriter(), Probe: analysis.Probe,
 		SaveICL: sf.saveICL, Version: build.Version, Commit: build.Commit, Logger: g.log}
 	g.attachCapture(p, &opts)
 	verb := "sweep starting"
@@ -263,7 +263,7 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 	err := sweep.Run(ctx, p, opts)
 	switch {
 	case errors.Is(err, sweep.ErrInterrupted) || (err != nil && ctx.Err() != nil):
-		return &exitError{code: 130, err: interruptedSweep(dir, g.v.GetString("config"))}
+		return &exitError{code: exitInterrupt, err: interruptedSweep(dir, g.v.GetString("config"))}
 	case err != nil:
 		return sweepError(err)
 	}
@@ -398,7 +398,7 @@ func analyzeDir(w io.Writer, dir string) (*analysis.Analysis, error) {
 	if err := analysis.WriteJSON(dir, a); err != nil {
 		return nil, fmt.Errorf("analyze %s: %w", dir, err)
 	}
-	if err := analysis.PrintSummary(w, a); err != nil {
+	if err := printSummary(w, a); err != nil {
 		return nil, fmt.Errorf("analyze %s: summary: %w", dir, err)
 	}
 	return a, nil

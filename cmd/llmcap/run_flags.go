@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -231,8 +232,8 @@ func (f *planFlags) goodputOverrides(out map[string]any) error {
 // how to give one.
 func (g *globals) loadWithFlags(path string, ov map[string]any) (*plan.Plan, error) {
 	if path == "" && !plan.TargetURLSet(path, ov) {
-		return nil, fmt.Errorf("no plan given: use --config FILE (e.g. -c configs/demo.yaml), " +
-			"or --url URL --model NAME for a one-off run from flags (--url simulator drives the embedded simulator)")
+		return nil, usageErr(errors.New("no plan given: use --config FILE (e.g. -c configs/demo.yaml), " +
+			"or --url URL --model NAME for a one-off run from flags (--url simulator drives the embedded simulator)"))
 	}
 	p, err := plan.Load(path, ov)
 	if err != nil {
