@@ -113,7 +113,23 @@ func certLoad(schedule string, c Capacity, x float64) string {
 	if schedule == plan.ScheduleRate && c.UsersSource != UsersMeasured {
 		return rateNum(x) + " requests/s"
 	}
-	return fmtNum(roundTo(x, 1)) + " " + loadUnit(schedule, c)
+	n := roundTo(x, 1)
+	return fmtNum(n) + " " + singularLoad(loadUnit(schedule, c), n)
+}
+
+// singularLoad is unit for one (n == 1) of it: "user", "request in flight"; other
+// units and counts are unit as given.
+func singularLoad(unit string, n float64) string {
+	if n != 1 {
+		return unit
+	}
+	switch unit {
+	case "users":
+		return "user"
+	case "requests in flight":
+		return "request in flight"
+	}
+	return unit
 }
 
 // CertaintyText says, in a manager's words, how sure capacity c (of a ladder on

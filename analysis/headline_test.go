@@ -117,3 +117,21 @@ func TestInFlightWordsSingular(t *testing.T) {
 		}
 	}
 }
+
+// A capacity of one request in flight (no think time) is singular in the answer and in
+// the certainty line: "1 request in flight", never "1 requests in flight".
+func TestOneRequestInFlightIsSingular(t *testing.T) {
+	a := &Analysis{Schedule: plan.ScheduleConcurrency}
+	c := Capacity{Method: MethodMeasured, MaxConcurrencyWithinSLA: 1, PassLoad: 1, FailLoad: 2, RangeLow: 1, RangeHigh: 1}
+	if got := answerLoad(a, c); got != "1 request in flight" {
+		t.Errorf("answerLoad = %q, want %q", got, "1 request in flight")
+	}
+	got := CertaintyText(plan.ScheduleConcurrency, c)
+	want := "Measured: 1 request in flight met the SLA and 2 requests in flight broke it"
+	if !strings.HasPrefix(got, want) || strings.Contains(got, "1 requests") {
+		t.Errorf("certainty %q, want it to begin %q", got, want)
+	}
+	if got := answerLoad(a, with(c, func(c *Capacity) { c.MaxConcurrencyWithinSLA = 6 })); got != "6 requests in flight" {
+		t.Errorf("answerLoad(6) = %q", got)
+	}
+}
