@@ -13,11 +13,12 @@ type EnergySource string
 // Sources of a window's energy.
 const (
 	// EnergyFromCounter is the increase of DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ since
-	// boot) between the window's first and last scrapes: the GPU's own energy meter.
+	// boot) between the window's first and last scrapes (between the first and last that
+	// saw it change when it held its value across scrapes): the GPU's own energy meter.
 	EnergyFromCounter EnergySource = "energy_counter"
 	// EnergyFromPower is DCGM_FI_DEV_POWER_USAGE (W) integrated over the window's
-	// scrapes by trapezoids: used when the counter is absent, was reset, or did not
-	// move while the GPU drew power (an exporter collecting less often than it is
+	// scrapes by trapezoids: used when the counter is absent, was reset, or changed
+	// fewer than twice in the window (an exporter collecting less often than it is
 	// scraped).
 	EnergyFromPower EnergySource = "power_integral"
 	// EnergyMixed: some GPUs' energy came from the counter, others' from the power.
@@ -265,20 +266,11 @@ func (g *gpuAcc) summary() (GPUDeviceStats, float64) {
 }
 
 // energy is the GPU's energy over its scrapes (J), the span it covers (s) and how it
-// was measured: the counter's increase when it rose, else the power integral; src is
-// "" when neither is known (fewer than two scrapes carrying them).
+// was measured: the counter's increase when it rose (counterEnergy), else the power
+// integral; src is "" when neither is known (fewer than two scrapes carrying them).
 func (g *gpuAcc) energy() (j, spanS float64, src EnergySource) {
-	var first, last *gpuPoint
-	for i := range g.points {
-		if p := &g.points[i]; p.hasEnergy {
-			if first == nil {
-				first = p
-			}
-			last = p
-		}
-	}
-	if first != nil && last.tNs > first.tNs && last.energy > first.energy {
-		return last.energy - first.energy, float64(last.tNs-first.tNs) / 1e9, EnergyFromCounter
+	if j, spanS, ok := g.counterEnergy(); ok {
+		return j, spanS, EnergyFromCounter
 	}
 	var prev *gpuPoint
 	var t0, t1 int64
@@ -298,4 +290,48 @@ func (g *gpuAcc) energy() (j, spanS float64, src EnergySource) {
 		return 0, 0, ""
 	}
 	return j, float64(t1-t0) / 1e9, EnergyFromPower
+}
+
+// counterEnergy is the energy counter's increase (J) over the span it covers (s). When
+// the counter moved between every two scrapes, that is from the first scrape to the
+// last. When it held its value across scrapes (an exporter that collects less often
+// than it is scraped: dcgm-exporter's -c, 30 s by default, serves the last
+// collection's values), a scrape's value dates from some unknown time before it, so
+// the span runs from the first scrape that saw a new value to the last one, both
+// equally late: the whole window would count the collections it happened to cover
+// (one or two of 5 s in 7.5 s: a power a third off). ok is false when the counter
+// fell (a reset) or changed fewer than twice.
+func (g *gpuAcc) counterEnergy() (j, spanS float64, ok bool) {
+	var prev, first, last, firstChange *gpuPoint
+	pairs, changes := 0, 0
+	for i := range g.points {
+		p := &g.points[i]
+		if !p.hasEnergy {
+			continue
+		}
+		if first == nil {
+			first = p
+		}
+		if prev != nil {
+			pairs++
+			if p.energy < prev.energy {
+				return 0, 0, false
+			}
+			if p.energy != prev.energy {
+				changes++
+				if firstChange == nil {
+					firstChange = p
+				}
+				last = p
+			}
+		}
+		prev = p
+	}
+	if changes < pairs {
+		first = firstChange
+	}
+	if first == nil || last == nil || last.tNs <= first.tNs || !(last.energy > first.energy) {
+		return 0, 0, false
+	}
+	return last.energy - first.energy, float64(last.tNs-first.tNs) / 1e9, true
 }
