@@ -71,11 +71,14 @@ type GPUDeviceStats struct {
 }
 
 // gpuPoint is one scrape of one GPU; has* say which of its values were present.
+// fbByInstance is the framebuffer used per MIG GPU instance (GPU_I_ID; "" without MIG),
+// fb their sum.
 type gpuPoint struct {
 	tNs                     int64
 	util, fb, power, energy float64
 	hasUtil, hasFB          bool
 	hasPower, hasEnergy     bool
+	fbByInstance            map[string]float64
 }
 
 // gpuAcc is one GPU's scrapes in a step's window, in time order.
@@ -111,8 +114,9 @@ var gpuMetrics = []rundir.ServerMetric{rundir.ServerGPUUtilization, rundir.Serve
 
 // addGPUScrape adds one scrape's DCGM label sets to its step's GPUs; false when the
 // scrape carries none (another exporter's). A GPU is keyed by the endpoint and its UUID
-// (its label list when it has none); label sets sharing a UUID (MIG instances) are one
-// GPU, their largest value read.
+// (its label list when it has none); label sets sharing a UUID (MIG instances, pods
+// sharing the GPU) are one GPU, their largest value read (gpuPoint.set; the memory
+// used is summed over MIG instances).
 func addGPUScrape(acc map[int]map[string]*gpuAcc, m *rundir.MetricSample) bool {
 	pts := map[string]*gpuPoint{}
 	labelsOf := map[string]map[string]string{}
@@ -128,7 +132,7 @@ func addGPUScrape(acc map[int]map[string]*gpuAcc, m *rundir.MetricSample) bool {
 				p = &gpuPoint{tNs: m.TimeNs}
 				pts[key], labelsOf[key] = p, l
 			}
-			p.set(meaning, v)
+			p.set(meaning, v, l["GPU_I_ID"])
 		}
 	}
 	if len(pts) == 0 {
@@ -148,13 +152,24 @@ func addGPUScrape(acc map[int]map[string]*gpuAcc, m *rundir.MetricSample) bool {
 	return true
 }
 
-// set records meaning's value v, keeping the largest of several label sets.
-func (p *gpuPoint) set(meaning rundir.ServerMetric, v float64) {
+// set records meaning's value v of the label set of MIG instance (GPU_I_ID, "" without
+// MIG), keeping the largest of several label sets (the device-wide power that
+// dcgm-exporter repeats on each MIG instance, or on each pod sharing the GPU), except
+// for the framebuffer used: each MIG instance's own, summed over instances.
+func (p *gpuPoint) set(meaning rundir.ServerMetric, v float64, instance string) {
 	switch meaning {
 	case rundir.ServerGPUUtilization:
 		p.util, p.hasUtil = maxIf(p.hasUtil, p.util, v), true
 	case rundir.ServerGPUMemoryUsedMiB:
-		p.fb, p.hasFB = maxIf(p.hasFB, p.fb, v), true
+		if p.fbByInstance == nil {
+			p.fbByInstance = map[string]float64{}
+		}
+		old, seen := p.fbByInstance[instance]
+		p.fbByInstance[instance] = maxIf(seen, old, v)
+		p.fb, p.hasFB = 0, true
+		for _, x := range p.fbByInstance {
+			p.fb += x
+		}
 	case rundir.ServerGPUPowerW:
 		p.power, p.hasPower = maxIf(p.hasPower, p.power, v), true
 	case rundir.ServerGPUEnergyJ:
