@@ -13,11 +13,12 @@ type EnergySource string
 // Sources of a window's energy.
 const (
 	// EnergyFromCounter is the increase of DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ since
-	// boot) between the window's first and last scrapes: the GPU's own energy meter.
+	// boot) between the window's first and last scrapes (between the first and last that
+	// saw it change when it held its value across scrapes): the GPU's own energy meter.
 	EnergyFromCounter EnergySource = "energy_counter"
 	// EnergyFromPower is DCGM_FI_DEV_POWER_USAGE (W) integrated over the window's
-	// scrapes by trapezoids: used when the counter is absent, was reset, or did not
-	// move while the GPU drew power (an exporter collecting less often than it is
+	// scrapes by trapezoids: used when the counter is absent, was reset, or changed
+	// fewer than twice in the window (an exporter collecting less often than it is
 	// scraped).
 	EnergyFromPower EnergySource = "power_integral"
 	// EnergyMixed: some GPUs' energy came from the counter, others' from the power.
@@ -70,11 +71,14 @@ type GPUDeviceStats struct {
 }
 
 // gpuPoint is one scrape of one GPU; has* say which of its values were present.
+// fbByInstance is the framebuffer used per MIG GPU instance (GPU_I_ID; "" without MIG),
+// fb their sum.
 type gpuPoint struct {
 	tNs                     int64
 	util, fb, power, energy float64
 	hasUtil, hasFB          bool
 	hasPower, hasEnergy     bool
+	fbByInstance            map[string]float64
 }
 
 // gpuAcc is one GPU's scrapes in a step's window, in time order.
@@ -110,8 +114,9 @@ var gpuMetrics = []rundir.ServerMetric{rundir.ServerGPUUtilization, rundir.Serve
 
 // addGPUScrape adds one scrape's DCGM label sets to its step's GPUs; false when the
 // scrape carries none (another exporter's). A GPU is keyed by the endpoint and its UUID
-// (its label list when it has none); label sets sharing a UUID (MIG instances) are one
-// GPU, their largest value read.
+// (its label list when it has none); label sets sharing a UUID (MIG instances, pods
+// sharing the GPU) are one GPU, their largest value read (gpuPoint.set; the memory
+// used is summed over MIG instances).
 func addGPUScrape(acc map[int]map[string]*gpuAcc, m *rundir.MetricSample) bool {
 	pts := map[string]*gpuPoint{}
 	labelsOf := map[string]map[string]string{}
@@ -127,7 +132,7 @@ func addGPUScrape(acc map[int]map[string]*gpuAcc, m *rundir.MetricSample) bool {
 				p = &gpuPoint{tNs: m.TimeNs}
 				pts[key], labelsOf[key] = p, l
 			}
-			p.set(meaning, v)
+			p.set(meaning, v, l["GPU_I_ID"])
 		}
 	}
 	if len(pts) == 0 {
@@ -147,13 +152,24 @@ func addGPUScrape(acc map[int]map[string]*gpuAcc, m *rundir.MetricSample) bool {
 	return true
 }
 
-// set records meaning's value v, keeping the largest of several label sets.
-func (p *gpuPoint) set(meaning rundir.ServerMetric, v float64) {
+// set records meaning's value v of the label set of MIG instance (GPU_I_ID, "" without
+// MIG), keeping the largest of several label sets (the device-wide power that
+// dcgm-exporter repeats on each MIG instance, or on each pod sharing the GPU), except
+// for the framebuffer used: each MIG instance's own, summed over instances.
+func (p *gpuPoint) set(meaning rundir.ServerMetric, v float64, instance string) {
 	switch meaning {
 	case rundir.ServerGPUUtilization:
 		p.util, p.hasUtil = maxIf(p.hasUtil, p.util, v), true
 	case rundir.ServerGPUMemoryUsedMiB:
-		p.fb, p.hasFB = maxIf(p.hasFB, p.fb, v), true
+		if p.fbByInstance == nil {
+			p.fbByInstance = map[string]float64{}
+		}
+		old, seen := p.fbByInstance[instance]
+		p.fbByInstance[instance] = maxIf(seen, old, v)
+		p.fb, p.hasFB = 0, true
+		for _, x := range p.fbByInstance {
+			p.fb += x
+		}
 	case rundir.ServerGPUPowerW:
 		p.power, p.hasPower = maxIf(p.hasPower, p.power, v), true
 	case rundir.ServerGPUEnergyJ:
@@ -265,20 +281,11 @@ func (g *gpuAcc) summary() (GPUDeviceStats, float64) {
 }
 
 // energy is the GPU's energy over its scrapes (J), the span it covers (s) and how it
-// was measured: the counter's increase when it rose, else the power integral; src is
-// "" when neither is known (fewer than two scrapes carrying them).
+// was measured: the counter's increase when it rose (counterEnergy), else the power
+// integral; src is "" when neither is known (fewer than two scrapes carrying them).
 func (g *gpuAcc) energy() (j, spanS float64, src EnergySource) {
-	var first, last *gpuPoint
-	for i := range g.points {
-		if p := &g.points[i]; p.hasEnergy {
-			if first == nil {
-				first = p
-			}
-			last = p
-		}
-	}
-	if first != nil && last.tNs > first.tNs && last.energy > first.energy {
-		return last.energy - first.energy, float64(last.tNs-first.tNs) / 1e9, EnergyFromCounter
+	if j, spanS, ok := g.counterEnergy(); ok {
+		return j, spanS, EnergyFromCounter
 	}
 	var prev *gpuPoint
 	var t0, t1 int64
@@ -298,4 +305,48 @@ func (g *gpuAcc) energy() (j, spanS float64, src EnergySource) {
 		return 0, 0, ""
 	}
 	return j, float64(t1-t0) / 1e9, EnergyFromPower
+}
+
+// counterEnergy is the energy counter's increase (J) over the span it covers (s). When
+// the counter moved between every two scrapes, that is from the first scrape to the
+// last. When it held its value across scrapes (an exporter that collects less often
+// than it is scraped: dcgm-exporter's -c, 30 s by default, serves the last
+// collection's values), a scrape's value dates from some unknown time before it, so
+// the span runs from the first scrape that saw a new value to the last one, both
+// equally late: the whole window would count the collections it happened to cover
+// (one or two of 5 s in 7.5 s: a power a third off). ok is false when the counter
+// fell (a reset) or changed fewer than twice.
+func (g *gpuAcc) counterEnergy() (j, spanS float64, ok bool) {
+	var prev, first, last, firstChange *gpuPoint
+	pairs, changes := 0, 0
+	for i := range g.points {
+		p := &g.points[i]
+		if !p.hasEnergy {
+			continue
+		}
+		if first == nil {
+			first = p
+		}
+		if prev != nil {
+			pairs++
+			if p.energy < prev.energy {
+				return 0, 0, false
+			}
+			if p.energy != prev.energy {
+				changes++
+				if firstChange == nil {
+					firstChange = p
+				}
+				last = p
+			}
+		}
+		prev = p
+	}
+	if changes < pairs {
+		first = firstChange
+	}
+	if first == nil || last == nil || last.tNs <= first.tNs || !(last.energy > first.energy) {
+		return 0, 0, false
+	}
+	return last.energy - first.energy, float64(last.tNs-first.tNs) / 1e9, true
 }

@@ -111,7 +111,7 @@ func chartSpecs(in *input) []chartSpec {
 	}
 	specs = append(specs, chartSpec{"pareto", "Per-user vs total tokens/s", "", "pareto",
 		func() (*plot.Plot, error) { return ParetoPlot(a) }, ""})
-	if len(in.metrics) > 0 {
+	if hasEngineGauges(in.metrics) {
 		specs = append(specs,
 			chartSpec{"server-queue", "Server queue over time", "", "server-queue",
 				func() (*plot.Plot, error) { return ServerQueuePlot(in.metrics, stepLabels(a), slotLimit(a)) }, ""},

@@ -41,6 +41,20 @@ func firstURLSamples(samples []rundir.MetricSample) []rundir.MetricSample {
 	return out
 }
 
+// hasEngineGauges reports whether some scrape carries an engine's running or waiting
+// requests or its KV cache usage, the server charts' data: a run that scraped only a
+// GPU exporter (DCGM) has none, and no server charts.
+func hasEngineGauges(samples []rundir.MetricSample) bool {
+	for _, s := range samples {
+		for _, m := range []rundir.ServerMetric{rundir.ServerRequestsRunning, rundir.ServerRequestsWaiting, rundir.ServerKVCacheUsage} {
+			if _, ok := rundir.ServerValue(s, m); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // serverSeries is one server metric over time (x: seconds since the first sample; y:
 // the metric in its rundir unit × scale), one point per sample that carries it. Names
 // and units come from rundir's server-metric table, as the analysis reads them.
