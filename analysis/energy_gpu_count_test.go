@@ -82,7 +82,7 @@ func TestGPUTelemetryWarnsWhenExporterReportsMoreGPUsThanTheReplica(t *testing.T
 		t.Fatalf("step 0 GPU telemetry %+v, want the exporter's 8 GPUs", g)
 	}
 	for _, w := range a.Warnings {
-		if strings.Contains(w.Message, "8 GPUs") {
+		if w.Kind == WarnGPUCount && w.Data != nil && w.Data.Count == 8 && strings.Contains(w.Message, "replica uses 2") {
 			return
 		}
 	}

@@ -68,6 +68,11 @@ const (
 	// WarnSizing: what-if rows were left out or skipped (no capacity, unknown GPU,
 	// weights that do not fit).
 	WarnSizing WarningKind = "sizing"
+	// WarnGPUCount: the GPU exporter (DCGM) reported more GPUs than one replica uses
+	// (sizing's GPUs per replica), so the per-step power, J per output token and the
+	// energy cost count GPUs the replica does not run on; Data.Count is the exporter's
+	// GPU count.
+	WarnGPUCount WarningKind = "gpu-count"
 	// WarnUndefinedNumbers: NaN/Inf values were written as 0.
 	WarnUndefinedNumbers WarningKind = "undefined-numbers"
 
