@@ -194,7 +194,7 @@ func answerLoad(a *Analysis, c Capacity) string {
 	case a.Schedule == plan.ScheduleRate:
 		load = rateNum(c.MaxRateWithinSLA) + " requests/s"
 	default:
-		load = commaInt(c.MaxConcurrencyWithinSLA) + " requests in flight"
+		load = commaInt(c.MaxConcurrencyWithinSLA) + requestsWord(math.Floor(c.MaxConcurrencyWithinSLA+1e-9)) + " in flight"
 	}
 	switch {
 	case c.Method == MethodAtLeast:
