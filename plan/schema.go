@@ -47,6 +47,8 @@ type Target struct {
 	// API is "chat" (/v1/chat/completions, the default) or "completions" (/v1/completions).
 	API string `mapstructure:"api" json:"api" yaml:"api"`
 	// Model is the model name sent in each request (and checked against /v1/models).
+	// For the simulator it defaults to, and must equal, target.simulator.model: the
+	// simulator answers only that name.
 	Model string `mapstructure:"model" json:"model" yaml:"model"`
 	// APIKeyEnv names an environment variable holding the API key.
 	APIKeyEnv string `mapstructure:"api_key_env" json:"api_key_env,omitempty" yaml:"api_key_env,omitempty"`
