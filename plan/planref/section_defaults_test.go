@@ -32,7 +32,7 @@ func TestReferenceStatesSectionDefaults(t *testing.T) {
 			continue
 		}
 		for _, w := range want {
-			if !strings.Contains(entry, w) {
+			if !strings.Contains(strings.ToLower(entry), strings.ToLower(w)) {
 				t.Errorf("docs/config.md at %s does not state its section default %s:\n%s", key, w, entry)
 			}
 		}
