@@ -16,7 +16,9 @@ import (
 // (mapstructure tags); durations accept Go duration strings ("30s", "2m").
 type Plan struct {
 	// Name names the run; it becomes part of the default run directory name (default:
-	// the plan file's name without its extension, "llmcap" without a file).
+	// the plan file's name without its extension; without a file, target.model made
+	// safe for a directory name, "stories-latest" for stories:latest, or "llmcap" for
+	// the simulator).
 	Name string `mapstructure:"name" json:"name" yaml:"name"`
 	// Description is free text shown in reports.
 	Description string `mapstructure:"description" json:"description,omitempty" yaml:"description,omitempty"`

@@ -47,7 +47,7 @@ var sourceDocs = docs{
 		"MultiTurn.ThinkTimeS":           "ThinkTimeS is the pause between a reply and the next turn, in seconds.",
 		"MultiTurn.Turns":                "Turns per session (>= 1).",
 		"Plan.Description":               "Description is free text shown in reports.",
-		"Plan.Name":                      "Name names the run; it becomes part of the default run directory name (default: the plan file's name without its extension, \"llmcap\" without a file).",
+		"Plan.Name":                      "Name names the run; it becomes part of the default run directory name (default: the plan file's name without its extension; without a file, target.model made safe for a directory name, \"stories-latest\" for stories:latest, or \"llmcap\" for the simulator).",
 		"Plan.Seed":                      "Seed makes prompt text, length draws and arrivals deterministic.",
 		"Plan.Segments":                  "Segments are the classes of traffic and their mix. Left out (no segments key anywhere), the plan has one segment \"default\" of fixed 512 prompt and 128 output tokens (--isl and --osl change it).",
 		"Report.Formats":                 "Formats are any of pdf, xlsx, json, md, csv, charts (default all).",
