@@ -68,9 +68,9 @@ func usersNote(a *Analysis, c Capacity) string {
 			pause = "exactly " + z + " s"
 		}
 		return fmt.Sprintf("A user sends a request, reads the answer and pauses %s before the next, so many users keep only a few requests in flight at once; the test ran that many users.", pause)
-	case c.UsersSource == UsersConverted && a.Schedule == plan.ScheduleRate:
+	case c.UsersSource == UsersConverted && c.ThinkTimeS > 0 && a.Schedule == plan.ScheduleRate:
 		return fmt.Sprintf("The test sent requests at fixed rates; the users (who pause %s s between requests) are estimated from the rate and the answer time, not measured.", z)
-	case c.UsersSource == UsersConverted:
+	case c.UsersSource == UsersConverted && c.ThinkTimeS > 0:
 		return fmt.Sprintf("The test held fixed numbers of requests in flight; the users (who pause %s s between requests) are estimated from them and the answer time, not measured.", z)
 	case a.Schedule == plan.ScheduleRate:
 		return "The test sent requests at fixed rates; no think time was set, so no user count is estimated."
@@ -113,13 +113,12 @@ func certLoad(schedule string, c Capacity, x float64) string {
 	if schedule == plan.ScheduleRate && c.UsersSource != UsersMeasured {
 		return rateNum(x) + " requests/s"
 	}
-	n := roundTo(x, 1)
-	return fmtNum(n) + " " + singularLoad(loadUnit(schedule, c), n)
+	return fmtNum(roundTo(x, 1)) + " " + singularIfOne(loadUnit(schedule, c), roundTo(x, 1))
 }
 
-// singularLoad is unit for one (n == 1) of it: "user", "request in flight"; other
-// units and counts are unit as given.
-func singularLoad(unit string, n float64) string {
+// singularIfOne is unit (loadUnit's "users" or "requests in flight") for n of them:
+// its singular ("user", "request in flight") when n is 1; other units as they are.
+func singularIfOne(unit string, n float64) string {
 	if n != 1 {
 		return unit
 	}

@@ -118,20 +118,39 @@ func TestInFlightWordsSingular(t *testing.T) {
 	}
 }
 
-// A capacity of one request in flight (no think time) is singular in the answer and in
-// the certainty line: "1 request in flight", never "1 requests in flight".
+// TestOneRequestInFlightIsSingular: a capacity of one request in flight (a one-off run
+// against a small server) reads "1 request in flight" in the answer and the certainty
+// line, never "1 requests in flight"; "1 user" likewise.
 func TestOneRequestInFlightIsSingular(t *testing.T) {
-	a := &Analysis{Schedule: plan.ScheduleConcurrency}
-	c := Capacity{Method: MethodMeasured, MaxConcurrencyWithinSLA: 1, PassLoad: 1, FailLoad: 2, RangeLow: 1, RangeHigh: 1}
-	if got := answerLoad(a, c); got != "1 request in flight" {
-		t.Errorf("answerLoad = %q, want %q", got, "1 request in flight")
+	c := Capacity{Method: MethodMeasured, MaxConcurrencyWithinSLA: 1, PassLoad: 1, FailLoad: 2}
+	a := &Analysis{Overall: c, Schedule: plan.ScheduleConcurrency}
+	if got, want := answerSentence(a, sizing{model: "stories:latest"}), "One replica serving stories:latest keeps 1 request in flight within the SLA."; got != want {
+		t.Errorf("answer\n got %q\nwant %q", got, want)
 	}
-	got := CertaintyText(plan.ScheduleConcurrency, c)
-	want := "Measured: 1 request in flight met the SLA and 2 requests in flight broke it"
-	if !strings.HasPrefix(got, want) || strings.Contains(got, "1 requests") {
-		t.Errorf("certainty %q, want it to begin %q", got, want)
+	if got, want := CertaintyText(plan.ScheduleConcurrency, c), "Measured: 1 request in flight met the SLA and 2 requests in flight broke it, so capacity lies at 1 request in flight."; got != want {
+		t.Errorf("certainty\n got %q\nwant %q", got, want)
 	}
-	if got := answerLoad(a, with(c, func(c *Capacity) { c.MaxConcurrencyWithinSLA = 6 })); got != "6 requests in flight" {
-		t.Errorf("answerLoad(6) = %q", got)
+	u := Capacity{Method: MethodAtLeast, UsersSource: UsersMeasured, UsersWithThinkTime: 1, Users: 1, ThinkTimeS: 5}
+	if got, want := CertaintyText(plan.ScheduleUsers, u), "At least 1 user: no load tested broke the SLA, so the true capacity is higher; this number is a lower bound."; got != want {
+		t.Errorf("certainty (users)\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestUsersNoteWithoutThinkTime: a concurrency or rate ladder with no think time (the
+// one-off default, sla.think_time 0) has no users to estimate, so page 1's note says so
+// instead of speaking of users "who pause 0 s between requests".
+func TestUsersNoteWithoutThinkTime(t *testing.T) {
+	c := Capacity{Method: MethodMeasured, UsersSource: UsersConverted, UsersWithThinkTime: 4, Users: 4, MaxConcurrencyWithinSLA: 4}
+	for schedule, want := range map[string]string{
+		plan.ScheduleConcurrency: "No think time was set, so each user counts as one request in flight at all times.",
+		plan.ScheduleRate:        "The test sent requests at fixed rates; no think time was set, so no user count is estimated.",
+	} {
+		if got := usersNote(&Analysis{Schedule: schedule}, c); got != want {
+			t.Errorf("%s: usersNote\n got %q\nwant %q", schedule, got, want)
+		}
+	}
+	c.ThinkTimeS = 10
+	if got := usersNote(&Analysis{Schedule: plan.ScheduleConcurrency}, c); !strings.Contains(got, "who pause 10 s between requests") {
+		t.Errorf("with think time 10 s: usersNote %q does not name the pause", got)
 	}
 }

@@ -16,14 +16,19 @@ import (
 // (mapstructure tags); durations accept Go duration strings ("30s", "2m").
 type Plan struct {
 	// Name names the run; it becomes part of the default run directory name (default:
-	// the plan file's name without its extension, "llmcap" without a file).
+	// the plan file's name without its extension; without a file, target.model made
+	// safe for a directory name, "stories-latest" for stories:latest, or "llmcap" for
+	// the simulator).
 	Name string `mapstructure:"name" json:"name" yaml:"name"`
 	// Description is free text shown in reports.
 	Description string `mapstructure:"description" json:"description,omitempty" yaml:"description,omitempty"`
 	// Seed makes prompt text, length draws and arrivals deterministic.
 	Seed int64 `mapstructure:"seed" json:"seed" yaml:"seed"`
 
-	Target   Target    `mapstructure:"target" json:"target" yaml:"target"`
+	Target Target `mapstructure:"target" json:"target" yaml:"target"`
+	// Segments are the classes of traffic and their mix. Left out (no segments key
+	// anywhere), the plan has one segment "default" of fixed 512 prompt and 128 output
+	// tokens (--isl and --osl change it).
 	Segments []Segment `mapstructure:"segments" json:"segments" yaml:"segments"`
 	Ladder   Ladder    `mapstructure:"ladder" json:"ladder" yaml:"ladder"`
 	SLA      SLA       `mapstructure:"sla" json:"sla" yaml:"sla"`
@@ -47,6 +52,8 @@ type Target struct {
 	// API is "chat" (/v1/chat/completions, the default) or "completions" (/v1/completions).
 	API string `mapstructure:"api" json:"api" yaml:"api"`
 	// Model is the model name sent in each request (and checked against /v1/models).
+	// For the simulator it defaults to, and must equal, target.simulator.model: the
+	// simulator answers only that name.
 	Model string `mapstructure:"model" json:"model" yaml:"model"`
 	// APIKeyEnv names an environment variable holding the API key.
 	APIKeyEnv string `mapstructure:"api_key_env" json:"api_key_env,omitempty" yaml:"api_key_env,omitempty"`
@@ -280,8 +287,12 @@ type Ladder struct {
 	// Warmup per step: a request count and/or a duration (excluded from statistics).
 	// Trace steps warm up by requests only, on at most TraceWarmupFraction of the
 	// trace's requests (a duration could swallow a short, time-scaled trace whole).
+	// Left out with the whole ladder section (and given by no flag or variable), a
+	// DefaultWarmup warm-up per step.
 	Warmup Warmup `mapstructure:"warmup" json:"warmup" yaml:"warmup"`
 	// Duration and/or Requests bound the measurement window (whichever ends first).
+	// With both left out, DefaultStepDuration per step, even when the plan has a ladder
+	// section.
 	Duration time.Duration `mapstructure:"duration" json:"duration_ns" yaml:"duration"`
 	Requests int           `mapstructure:"requests" json:"requests,omitempty" yaml:"requests,omitempty"`
 	// Grace lets in-flight requests finish after the window (they are counted).
@@ -334,7 +345,10 @@ type Percentile = string
 // a statistic ("p50", "p90", "p95", "p99", "mean") to a threshold in ms (inclusive ≤).
 type SLA struct {
 	// TTFTMs, TTFOMs, ITLMs and E2EMs bound time to first token, time to first output
-	// token, inter-token latency and end-to-end latency, in ms, by statistic.
+	// token, inter-token latency and end-to-end latency, in ms, by statistic. Left
+	// out with the whole sla section, and with no latency bound from a flag or
+	// variable (--goodput, sla.goodput), the SLA is TTFT p95 ≤ 500 ms and ITL p95 ≤
+	// 50 ms.
 	TTFTMs map[Percentile]float64 `mapstructure:"ttft_ms" json:"ttft_ms,omitempty" yaml:"ttft_ms,omitempty"`
 	TTFOMs map[Percentile]float64 `mapstructure:"ttfo_ms" json:"ttfo_ms,omitempty" yaml:"ttfo_ms,omitempty"`
 	ITLMs  map[Percentile]float64 `mapstructure:"itl_ms" json:"itl_ms,omitempty" yaml:"itl_ms,omitempty"`

@@ -100,6 +100,9 @@ func (p *Plan) checkTarget(ps *problems) {
 		if t.Model == "" {
 			ps.add("target.model", "", "must name the served model when target.url is a server")
 		}
+	} else if t.Model != "" && t.Model != t.Simulator.Model { // the simulator 404s any other name (sim.Server)
+		ps.add("target.model", t.Model, "is not served by the embedded simulator, which answers only target.simulator.model (%s): "+
+			"set target.simulator.model: %s to simulate that catalog model, or leave target.model out", t.Simulator.Model, t.Model)
 	}
 	if !slices.Contains(APIs, t.API) {
 		ps.add("target.api", t.API, "%s", oneOf(APIs))

@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/llmcap/llmcap/launch"
+	"github.com/llmcap/llmcap/redact"
 	"github.com/llmcap/llmcap/rundir"
 
 	"github.com/llmcap/llmcap/plan"
@@ -145,7 +147,9 @@ func preflightHeaders(req *http.Request, t plan.Target, what string) error {
 	return nil
 }
 
-// unreachable words a transport error of the first contact.
+// unreachable words a transport error of the first contact, naming the proxy (its
+// password masked) when the environment routes base through one: then it is the proxy
+// that refused or timed out, and the target may be up.
 func unreachable(base string, err error) error {
 	why := err.Error()
 	var ne net.Error
@@ -154,6 +158,13 @@ func unreachable(base string, err error) error {
 		why = "connection refused"
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
 		why = "timed out"
+	}
+	if u, perr := url.Parse(base); perr == nil {
+		if p, _ := proxyFunc()(u); p != nil {
+			pu, _ := redact.URL(p.String())
+			return &PreflightError{URL: base, Msg: fmt.Sprintf("cannot reach target %s through the proxy %s "+
+				"(HTTP_PROXY/HTTPS_PROXY; exempt the target in NO_PROXY to reach it directly): %s", base, pu, why)}
+		}
 	}
 	return &PreflightError{URL: base, Msg: fmt.Sprintf("cannot reach target %s: %s", base, why)}
 }

@@ -21,7 +21,7 @@ func (g *globals) printResolvedPlan(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	b, err := planYAML(p)
+	b, err := planYAML(p, p.MaskedFields())
 	if err != nil {
 		return err
 	}
@@ -36,8 +36,9 @@ func (g *globals) printResolvedPlan(cmd *cobra.Command) error {
 	return nil
 }
 
-// planYAML is p redacted as YAML, with a comment header listing p.Assumed.
-func planYAML(p *plan.Plan) ([]byte, error) {
+// planYAML is p redacted as YAML, with a comment header listing p.Assumed and the
+// masked fields (plan.Plan.MaskedFields), which hold redact.Mask instead of a secret.
+func planYAML(p *plan.Plan, masked []string) ([]byte, error) {
 	var body bytes.Buffer
 	enc := yaml.NewEncoder(&body)
 	enc.SetIndent(2)
@@ -55,6 +56,31 @@ func planYAML(p *plan.Plan) ([]byte, error) {
 			b.WriteString("#   " + a + "\n")
 		}
 	}
+	for _, f := range masked {
+		b.WriteString("# masked: " + f + " holds " + redact.Mask + " for a secret: put it back, or write ${NAME} " +
+			"to take it from the environment variable NAME, before running this file\n")
+	}
 	b.Write(body.Bytes())
 	return []byte(b.String()), nil
+}
+
+// refuseMaskedPlanFile refuses a plan file whose target fields still hold redact.Mask where a
+// secret was (a --print-plan output or a run.json plan): run, it would send the mask
+// as a header, password or key. Only target.* fields carry secrets; the mask elsewhere
+// (a description) is text.
+func refuseMaskedPlanFile(p *plan.Plan, path string) error {
+	if path == "" {
+		return nil
+	}
+	var held []string
+	for _, f := range p.StillMasked(nil) {
+		if strings.HasPrefix(f, "target.") {
+			held = append(held, f)
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %s holds %s where a secret was masked (a --print-plan or run.json plan): "+
+		"put the secret back, or write ${NAME} to take it from the environment variable NAME", path, strings.Join(held, ", "), redact.Mask)
 }

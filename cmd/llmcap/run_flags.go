@@ -242,6 +242,12 @@ func (g *globals) loadWithFlags(path string, ov map[string]any) (*plan.Plan, err
 	if err := g.flags.checkSegmentFlags(p); err != nil {
 		return nil, err
 	}
+	if err := g.flags.checkArrivalFlags(p); err != nil {
+		return nil, err
+	}
+	if err := refuseMaskedPlanFile(p, path); err != nil {
+		return nil, err
+	}
 	if g.flags.printAssumedBlock && len(p.Assumed) > 0 && g.flags.stderr != nil {
 		fmt.Fprint(g.flags.stderr, assumedBlock(p, path))
 	}
@@ -272,6 +278,36 @@ func (f *planFlags) checkSegmentFlags(p *plan.Plan) error {
 			flag, p.Segments[0].Name)
 	}
 	return nil
+}
+
+// checkArrivalFlags refuses --arrival and --burstiness for a plan without an open-loop
+// rate schedule (ladder.rate or a search over rate): a concurrency or users ladder
+// sends each request when the previous one ends, so they would be ignored.
+func (f *planFlags) checkArrivalFlags(p *plan.Plan) error {
+	if f.arrival == "" && f.burstiness == "" {
+		return nil
+	}
+	l := p.Ladder
+	if len(l.Rate) > 0 || (l.Search != nil && l.Search.Over == plan.SearchRate) {
+		return nil
+	}
+	flag := "--arrival"
+	if f.arrival == "" {
+		flag = "--burstiness"
+	}
+	return fmt.Errorf("%s shapes open-loop arrivals: give a rate ladder with --request-rate (e.g. 2,4,8 or auto); "+
+		"the plan's %s ladder sends each request when the previous one ends", flag, ladderKind(l))
+}
+
+// ladderKind names a closed-loop ladder's schedule for checkArrivalFlags.
+func ladderKind(l plan.Ladder) string {
+	switch {
+	case l.Search != nil:
+		return "capacity search over " + l.Search.Over
+	case len(l.Users) > 0:
+		return "users"
+	}
+	return "concurrency"
 }
 
 // assumedBlock is the short list of defaults the plan got, for stderr.
