@@ -40,6 +40,9 @@ func KeyDefaults() (values map[string]any, derived map[string]bool) {
 			derived[k] = true
 		}
 	}
+	// The window's default applies only when neither ladder.duration nor
+	// ladder.requests is given (fillLadderDefaults).
+	values["ladder.duration"], derived["ladder.duration"] = DefaultStepDuration, true
 	return values, derived
 }
 
