@@ -182,7 +182,13 @@ func decodeProblem(de *mapstructure.DecodeError) problems {
 	}
 	var pe *mapstructure.ParseError
 	var ue *mapstructure.UnconvertibleTypeError
+	var se *ShortFormError
 	switch {
+	case errors.As(inner, &se):
+		if se.Key != "" {
+			name = joinPath(name, se.Key)
+		}
+		out.add(name, se.Value, "%v", se.Err)
 	case errors.As(inner, &pe):
 		out.add(name, pe.Value, "must be %s", typeWord(pe.Expected.Type()))
 	case errors.As(inner, &ue):

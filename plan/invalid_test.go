@@ -239,11 +239,11 @@ segments:
 segments:
   - {name: a, weight: 1, prompt_tokens: {dist: fixed, value: 8}, output_tokens: {dist: fixed, value: 8}, multi_turn: {turns: 2.5}}
 ` + okLadder, "segments[0].multi_turn.turns", "must be an integer"},
-		{"distribution as a scalar", `
+		{"distribution as a word, not a short form", `
 segments:
   - {name: a, weight: 1, prompt_tokens: lots, output_tokens: {dist: fixed, value: 8}}
 ` + okLadder, "segments[0].prompt_tokens",
-			"a string is not allowed: must be a mapping (key: value) with the keys column, dist, file, max, mean, min, stddev, value"},
+			`"lots" is not allowed: the mean must be a whole number of tokens from 1 to 10000000 (want a whole number of tokens (512: fixed), mean±sd`},
 		{"SLA threshold as a word", okSegments + okLadder + "sla: {e2e_ms: {p99: fast}}\n",
 			"sla.e2e_ms.p99", `"fast" is not allowed: must be a number`},
 		{"SLA metric as a number", okSegments + okLadder + "sla: {e2e_ms: 500}\n",

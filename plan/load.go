@@ -118,8 +118,9 @@ func levelsReplaceSearch(overrides map[string]any) bool {
 	return levels
 }
 
-// decodeHook converts strings to durations and comma-separated strings (from the
-// environment) to lists, and rejects bare non-zero numbers for durations: "30" would
+// decodeHook turns the short forms of a distribution and a warm-up into their
+// mappings (short_forms.go), converts strings to durations and comma-separated strings
+// (from the environment) to lists, and rejects bare non-zero numbers for durations: "30" would
 // silently mean 30 ns.
 func decodeHook() mapstructure.DecodeHookFunc {
 	durType := reflect.TypeOf(time.Duration(0))
@@ -162,6 +163,7 @@ func decodeHook() mapstructure.DecodeHookFunc {
 		return parts, nil
 	}
 	return mapstructure.ComposeDecodeHookFunc(
+		shortFormHook,
 		bareNumber,
 		integralHook,
 		mapstructure.StringToTimeDurationHookFunc(),

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -58,14 +57,14 @@ func finiteWalk(ps *problems, path string, v reflect.Value) {
 	}
 }
 
-// checkPort refuses a URL whose explicit port is not 1..65535 (url.Parse accepts any
-// digits there).
+// checkPort refuses a URL whose explicit port is not 1..65535 (PortPattern; url.Parse
+// accepts any digits there).
 func checkPort(ps *problems, path, raw string) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Port() == "" {
 		return
 	}
-	if n, err := strconv.Atoi(u.Port()); err != nil || n < 1 || n > 65535 {
+	if !portRE.MatchString(u.Port()) {
 		ps.add(path, redactURL(raw), "must have a port between 1 and 65535 (not %s)", u.Port())
 	}
 }
