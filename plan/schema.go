@@ -177,6 +177,13 @@ const (
 //	normal:    mean, stddev (clamped to [min, max] when set)
 //	lognormal: mean, stddev of the resulting values (clamped to [min, max] when set)
 //	empirical: file (CSV or JSONL trace) and column; values drawn uniformly from it
+//
+// A plan file may write it short, as --isl and --osl take it: a bare number is fixed
+// (prompt_tokens: 512 is {dist: fixed, value: 512}); "512±64" or "512+-64" is normal
+// with mean 512 and stddev 64, clamped below at 1 token ({dist: normal, mean: 512,
+// stddev: 64, min: 1}; sd 0 is fixed); "uniform:min=16,max=48" is a distribution as
+// the flags write it. In think_time_s the numbers are seconds and "5±2" is normal
+// without a clamp.
 type Dist struct {
 	// Kind is the distribution: fixed, uniform, normal, lognormal or empirical.
 	Kind   string  `mapstructure:"dist" json:"dist" yaml:"dist"`
@@ -324,7 +331,10 @@ func (l Ladder) ThinkDist() string {
 	return l.ThinkTimeDist
 }
 
-// Warmup is the per-step warm-up: Requests completed and/or Duration elapsed.
+// Warmup is the per-step warm-up: Requests completed and/or Duration elapsed. A plan
+// file may write it short, as --warmup takes it: a bare whole number is a request
+// count (warmup: 10 is {requests: 10}), a duration is the time (warmup: 5s is
+// {duration: 5s}), 0 is none.
 type Warmup struct {
 	Requests int           `mapstructure:"requests" json:"requests,omitempty" yaml:"requests,omitempty"`
 	Duration time.Duration `mapstructure:"duration" json:"duration_ns,omitempty" yaml:"duration,omitempty"`

@@ -125,7 +125,7 @@ var sourceDocs = docs{
 	types: map[string]string{
 		"Capture":     "Capture configures optional NVIDIA Nsight Systems captures during the sweep.",
 		"CaptureStep": "CaptureStep names one step to capture: a segment (or \"mix\") at a load level.",
-		"Dist":        "Dist is a token-count (or seconds, for think time) distribution.\n\tfixed:     value\n\tuniform:   min, max\n\tnormal:    mean, stddev (clamped to [min, max] when set)\n\tlognormal: mean, stddev of the resulting values (clamped to [min, max] when set)\n\tempirical: file (CSV or JSONL trace) and column; values drawn uniformly from it",
+		"Dist":        "Dist is a token-count (or seconds, for think time) distribution.\n\tfixed:     value\n\tuniform:   min, max\n\tnormal:    mean, stddev (clamped to [min, max] when set)\n\tlognormal: mean, stddev of the resulting values (clamped to [min, max] when set)\n\tempirical: file (CSV or JSONL trace) and column; values drawn uniformly from it\nA plan file may write it short, as --isl and --osl take it: a bare number is fixed (prompt_tokens: 512 is {dist: fixed, value: 512}); \"512±64\" or \"512+-64\" is normal with mean 512 and stddev 64, clamped below at 1 token ({dist: normal, mean: 512, stddev: 64, min: 1}; sd 0 is fixed); \"uniform:min=16,max=48\" is a distribution as the flags write it. In think_time_s the numbers are seconds and \"5±2\" is normal without a clamp.",
 		"EarlyStop":   "EarlyStop is the rule that ends a segment's ladder once the SLA is clearly broken.",
 		"Ladder":      "Ladder is the sequence of load levels driven for each segment (and the mix).",
 		"Launch":      "Launch is a server command llmcap starts (and stops) around the sweep.",
@@ -138,7 +138,7 @@ var sourceDocs = docs{
 		"Simulator":   "Simulator configures the embedded continuous-batching engine simulator.",
 		"Target":      "Target is the server under test.",
 		"Trace":       "Trace replays a recorded request trace.",
-		"Warmup":      "Warmup is the per-step warm-up: Requests completed and/or Duration elapsed.",
+		"Warmup":      "Warmup is the per-step warm-up: Requests completed and/or Duration elapsed. A plan file may write it short, as --warmup takes it: a bare whole number is a request count (warmup: 10 is {requests: 10}), a duration is the time (warmup: 5s is {duration: 5s}), 0 is none.",
 	},
 	enums: map[string][]string{
 		"Capture.Mode":         plan.CaptureModes,

@@ -16,14 +16,17 @@ import (
 // SchemaID is the plan schema's $id.
 const SchemaID = "https://github.com/llmcap/llmcap/docs/plan.schema.json"
 
-// durationPattern matches a Go duration string as time.ParseDuration reads it ("30s",
-// "1m30s", "1.5h", "0").
-const durationPattern = `^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
+// durationPattern matches a Go duration string ≥ 0 as time.ParseDuration reads it
+// ("30s", "1m30s", "1.5h", "0"): no duration of a plan may be negative (plan's
+// durationRange).
+const durationPattern = `^\+?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
 
 // JSONSchema is the plan's JSON Schema (draft 2020-12), indented, ending in a newline:
 // every key with its description, default and allowed values; unknown keys are
 // refused, as Load refuses them. Durations are strings ("30s") or 0; lists of scalars
-// also take a comma-separated string, as Load does.
+// also take a comma-separated string, as Load does. Numbers carry plan.KeyBounds,
+// sla.goodput and the URLs their patterns, and distributions and ladder.warmup their
+// short forms (oneOf the mapping, a number, a string).
 func JSONSchema() ([]byte, error) { return jsonSchema(Keys()) }
 
 func jsonSchema(keys []Key) ([]byte, error) {
@@ -44,12 +47,21 @@ func jsonSchema(keys []Key) ([]byte, error) {
 	s.Title = "llmcap plan"
 	s.Description = "A benchmark plan for llmcap (docs/config.md). Generated from the plan " +
 		"package by go generate ./plan; do not edit."
+	if err := addBounds(s); err != nil {
+		return nil, err
+	}
+	if err := addPatterns(s); err != nil {
+		return nil, err
+	}
 	for _, k := range keys {
 		node, err := lookup(s, k.Path)
 		if err != nil {
 			return nil, err
 		}
 		annotate(node, k)
+	}
+	if err := addShortForms(s); err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
