@@ -189,6 +189,8 @@ func decodeProblem(de *mapstructure.DecodeError) problems {
 			name = joinPath(name, se.Key)
 		}
 		out.add(name, se.Value, "%v", se.Err)
+	case errors.As(inner, &ue) && dottedStat(name, ue.Value) != "":
+		out = append(out, dottedStatProblem(name[:strings.LastIndex(name, ".")+1]+dottedStat(name, ue.Value)))
 	case errors.As(inner, &pe):
 		out.add(name, pe.Value, "must be %s", typeWord(pe.Expected.Type()))
 	case errors.As(inner, &ue):
@@ -295,4 +297,41 @@ func fieldType(t reflect.Type, key string) reflect.Type {
 		}
 	}
 	return nil
+}
+
+// slaStatRE matches an SLA latency map's statistic key path, e.g. sla.ttft_ms.p99.
+var slaStatRE = regexp.MustCompile(`^sla\.(ttft|ttfo|itl|e2e)_ms\.p\d+$`)
+
+// dottedStat is the percentile key a plan gave with a dot, such as "p99.9", which the
+// loader split at the dot into p99: {9: …} (a mapping where the threshold should be):
+// name is the statistic's path and v its decoded value. "" when it is not one.
+func dottedStat(name string, v any) string {
+	if !slaStatRE.MatchString(name) {
+		return ""
+	}
+	key, split := name[strings.LastIndex(name, ".")+1:], false
+	for m, ok := v.(map[string]any); ok && len(m) == 1; m, ok = v.(map[string]any) {
+		for k, inner := range m {
+			if k == "" || strings.Trim(k, "0123456789") != "" {
+				return ""
+			}
+			key, v, split = key+"."+k, inner, true
+		}
+	}
+	if !split {
+		return ""
+	}
+	return key
+}
+
+// slaDottedStatRE matches an SLA statistic path whose key holds a dot, e.g.
+// sla.ttft_ms.p99.9 (an override key; in a file the loader splits it: dottedStat).
+var slaDottedStatRE = regexp.MustCompile(`^sla\.(ttft|ttfo|itl|e2e)_ms\.(p\d+(?:\.\d+)+)$`)
+
+// dottedStatProblem is the problem of the SLA statistic path (sla.ttft_ms.p99.9) whose
+// key holds a dot: no statistic does, and the loader splits keys at dots.
+func dottedStatProblem(path string) FieldError {
+	key := slaDottedStatRE.ReplaceAllString(path, "$2")
+	return FieldError{Path: path, Allowed: fmt.Sprintf("%s is not a statistic: use one of %s (keys with dots are split by the loader)",
+		key, strings.Join(Stats, ", "))}
 }

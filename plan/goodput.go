@@ -39,17 +39,21 @@ type GoodputBound struct {
 // values in ms, e.g. "time_to_first_token:500 inter_token_latency:50". It returns the
 // bounds in the order given, or an error saying which pair is wrong and what is
 // allowed: a pair without ":", a metric not in GoodputMetrics, a value that is not a
-// finite number > 0, a metric given twice, or no pair at all.
+// finite number > 0, a metric given twice, or no pair at all. The callers quote s
+// before the error, so the error quotes a pair only when s holds several.
 func ParseGoodput(s string) ([]GoodputBound, error) {
 	fields := strings.Fields(s)
 	if len(fields) == 0 {
-		return nil, fmt.Errorf("no metric:value pair: %s", goodputForm)
+		return nil, fmt.Errorf("no metric:value pair: %s", GoodputForm)
 	}
 	var out []GoodputBound
 	for _, f := range fields {
 		name, val, ok := strings.Cut(f, ":")
+		if !ok && len(fields) == 1 {
+			return nil, fmt.Errorf("not metric:value: %s", GoodputForm)
+		}
 		if !ok {
-			return nil, fmt.Errorf("%q is not metric:value: %s", f, goodputForm)
+			return nil, fmt.Errorf("%q is not metric:value: %s", f, GoodputForm)
 		}
 		i := slices.Index(GoodputMetrics, name)
 		if i < 0 {
@@ -57,7 +61,7 @@ func ParseGoodput(s string) ([]GoodputBound, error) {
 		}
 		ms, err := strconv.ParseFloat(val, 64)
 		if err != nil || !(ms > 0) || math.IsInf(ms, 0) {
-			return nil, fmt.Errorf("%s:%s: the threshold must be a number of ms > 0", name, val)
+			return nil, fmt.Errorf("%s's threshold %q must be a number of ms > 0", name, val)
 		}
 		for _, b := range out {
 			if b.Metric == name {
@@ -69,8 +73,9 @@ func ParseGoodput(s string) ([]GoodputBound, error) {
 	return out, nil
 }
 
-// goodputForm says what a goodput string looks like (in ParseGoodput's errors).
-const goodputForm = `want space-separated metric:value pairs, values in ms, ` +
+// GoodputForm says what a goodput string looks like (in ParseGoodput's errors and the
+// --goodput flag's).
+const GoodputForm = `want space-separated metric:value pairs, values in ms, ` +
 	`e.g. "time_to_first_token:500 inter_token_latency:50"`
 
 // slaMap returns a pointer to the SLA's latency map of metric ("ttft", "ttfo", "itl",

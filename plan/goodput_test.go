@@ -15,13 +15,14 @@ func TestParseGoodput(t *testing.T) {
 	}
 	for in, msg := range map[string]string{
 		"":                        `no metric:value pair: want space-separated metric:value pairs, values in ms, e.g. "time_to_first_token:500 inter_token_latency:50"`,
-		"time_to_first_token":     `"time_to_first_token" is not metric:value: want space-separated metric:value pairs, values in ms, e.g. "time_to_first_token:500 inter_token_latency:50"`,
+		"time_to_first_token":     `not metric:value: want space-separated metric:value pairs, values in ms, e.g. "time_to_first_token:500 inter_token_latency:50"`,
 		"ttft:500":                `unknown metric "ttft": must be one of time_to_first_token, time_to_first_output_token, inter_token_latency, request_latency`,
-		"time_to_first_token:0":   `time_to_first_token:0: the threshold must be a number of ms > 0`,
-		"request_latency:fast":    `request_latency:fast: the threshold must be a number of ms > 0`,
-		"request_latency:+Inf":    `request_latency:+Inf: the threshold must be a number of ms > 0`,
-		"inter_token_latency:NaN": `inter_token_latency:NaN: the threshold must be a number of ms > 0`,
+		"time_to_first_token:0":   `time_to_first_token's threshold "0" must be a number of ms > 0`,
+		"request_latency:fast":    `request_latency's threshold "fast" must be a number of ms > 0`,
+		"request_latency:+Inf":    `request_latency's threshold "+Inf" must be a number of ms > 0`,
+		"inter_token_latency:NaN": `inter_token_latency's threshold "NaN" must be a number of ms > 0`,
 		"time_to_first_token:1 time_to_first_token:2": `time_to_first_token is given twice: give each metric once`,
+		"time_to_first_token:1 inter_token_latency":   `"inter_token_latency" is not metric:value: want space-separated metric:value pairs, values in ms, e.g. "time_to_first_token:500 inter_token_latency:50"`,
 	} {
 		if _, err := ParseGoodput(in); err == nil || err.Error() != msg {
 			t.Errorf("ParseGoodput(%q) error %v, want %q", in, err, msg)
@@ -46,7 +47,7 @@ func TestGoodputInPlan(t *testing.T) {
 		"sla: {goodput: 'ttft:500'}\n": `sla.goodput: "ttft:500" is not allowed: unknown metric "ttft": must be one of ` +
 			`time_to_first_token, time_to_first_output_token, inter_token_latency, request_latency`,
 		"sla: {goodput: 'time_to_first_token=500'}\n": `sla.goodput: "time_to_first_token=500" is not allowed: ` +
-			`"time_to_first_token=500" is not metric:value: want space-separated metric:value pairs, values in ms, ` +
+			`not metric:value: want space-separated metric:value pairs, values in ms, ` +
 			`e.g. "time_to_first_token:500 inter_token_latency:50"`,
 		"sla: {goodput: 'time_to_first_token:500', ttft_ms: {p95: 300}}\n": `sla.goodput: "time_to_first_token:500" is not allowed: ` +
 			`time_to_first_token:500 contradicts sla.ttft_ms.p95 = 300: give each bound once`,

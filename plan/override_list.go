@@ -34,6 +34,10 @@ var listIndexRE = regexp.MustCompile(`\[(\d+)\]|(?:^|\.)(\d+)(?:\.|$)`)
 // themselves). It returns a problem for an index past the list's end or a key that
 // descends into something that is not a map or list.
 func applyOverride(v *viper.Viper, key string, val any) *FieldError {
+	if slaDottedStatRE.MatchString(key) { // sla.ttft_ms.p99.9 would read as item 9 of a list
+		fe := dottedStatProblem(key)
+		return &fe
+	}
 	parts, ok := splitIndexed(key)
 	if !ok {
 		v.Set(key, val)

@@ -95,6 +95,18 @@ type ClientConfig struct {
 	Headers http.Header
 	// SessionHeader names the header that carries Request.SessionID ("" sends none).
 	SessionHeader string
+	// UserAgent is every request's User-Agent ("": UserAgent("")); a User-Agent in
+	// Headers (target.headers) wins over it. The sweep sends UserAgent(Options.Version).
+	UserAgent string
+}
+
+// UserAgent is the User-Agent llmcap sends: "llmcap/<version>", or "llmcap" for an
+// empty version.
+func UserAgent(version string) string {
+	if version == "" {
+		return "llmcap"
+	}
+	return "llmcap/" + version
 }
 
 // DefaultMaxResponseBytes is the response-size limit when ClientConfig.MaxResponseBytes
@@ -149,7 +161,7 @@ var useRawHTTP = true
 func (c *Client) rawPool() *rawPool {
 	c.rawOnce.Do(func() {
 		if useRawHTTP && !c.viaProxy() {
-			c.raw = newRawPool(c.url, c.auth, c.headers, c.cfg.MaxConns)
+			c.raw = newRawPool(c.url, c.auth, c.cfg.UserAgent, c.headers, c.cfg.MaxConns)
 		}
 	})
 	return c.raw
@@ -184,6 +196,9 @@ func NewClient(cfg ClientConfig) *Client {
 	}
 	c.static["stream"] = true
 	c.encodeStatic()
+	if c.cfg.UserAgent == "" {
+		c.cfg.UserAgent = UserAgent("")
+	}
 	c.headers, c.headerErr = extraHeaders(cfg.Headers, cfg.SessionHeader)
 	c.sessionHeader = textproto.CanonicalMIMEHeaderKey(cfg.SessionHeader)
 	c.idTag = NewIDTag()
@@ -453,6 +468,7 @@ func (c *Client) run(parent context.Context, s *stream, body []byte, ids wireIDs
 		return
 	}
 	h := hreq.Header
+	h["User-Agent"] = []string{c.cfg.UserAgent} // an extra User-Agent (below) wins
 	for _, f := range c.headers {
 		h[f.name] = []string{f.value}
 	}

@@ -63,10 +63,10 @@ type rawConn struct {
 var errWouldBlock = errors.New("raw: more bytes needed")
 
 // newRawPool returns the raw pool for rawURL, or nil when the URL needs net/http. Its
-// requests carry auth as Authorization (when set) and the extra headers; an extra
-// User-Agent replaces the default one, an extra Authorization is dropped when auth is
-// set (auth wins, as on net/http).
-func newRawPool(rawURL, auth string, extra []headerField, maxConns int) *rawPool {
+// requests carry userAgent as User-Agent, auth as Authorization (when set) and the
+// extra headers; an extra User-Agent replaces userAgent, an extra Authorization is
+// dropped when auth is set (auth wins, as on net/http).
+func newRawPool(rawURL, auth, userAgent string, extra []headerField, maxConns int) *rawPool {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme != "http" || u.User != nil || u.Host == "" || u.Opaque != "" {
 		return nil
@@ -78,7 +78,7 @@ func newRawPool(rawURL, auth string, extra []headerField, maxConns int) *rawPool
 	p := &rawPool{addr: net.JoinHostPort(u.Hostname(), port), max: max(maxConns, 0)}
 	ua, ok := headerValueOf(extra, "User-Agent")
 	if !ok {
-		ua = "Go-http-client/1.1"
+		ua = userAgent
 	}
 	b := []byte("POST " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\n")
 	b = appendHeader(b, "User-Agent", ua)

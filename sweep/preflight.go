@@ -53,15 +53,15 @@ func (e *PreflightError) Error() string { return e.Msg }
 // target is reachable; target.model is among the served models when the list is
 // given; a 404 only warns) and then one small streaming probe request. It returns the
 // decoded /models body (nil when unavailable) and any warnings for run.json.
-func preflight(ctx context.Context, t plan.Target, base string, log *slog.Logger) (models any, warnings []rundir.Warning, err error) {
+func preflight(ctx context.Context, t plan.Target, base, userAgent string, log *slog.Logger) (models any, warnings []rundir.Warning, err error) {
 	hc := preflightClient(t)
 	defer hc.CloseIdleConnections()
-	models, err = preflightModels(ctx, hc, t, base, log)
+	models, err = preflightModels(ctx, hc, t, base, userAgent, log)
 	if err != nil {
 		return nil, nil, err
 	}
 	log.Info("preflight: probing the target with one streaming request", "url", base, "max_tokens", preflightProbeTokens)
-	streams, err := preflightProbe(ctx, hc, t, base)
+	streams, err := preflightProbe(ctx, hc, t, base, userAgent)
 	if err != nil {
 		return models, nil, err
 	}
@@ -73,14 +73,14 @@ func preflight(ctx context.Context, t plan.Target, base string, log *slog.Logger
 }
 
 // preflightModels is GET {base}/models with the API key.
-func preflightModels(ctx context.Context, hc *http.Client, t plan.Target, base string, log *slog.Logger) (any, error) {
+func preflightModels(ctx context.Context, hc *http.Client, t plan.Target, base, userAgent string, log *slog.Logger) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, preflightModelsTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, launch.ModelsURL(base), nil)
 	if err != nil {
 		return nil, &PreflightError{URL: base, Msg: fmt.Sprintf("target url %s: %v", base, err)}
 	}
-	if err := preflightHeaders(req, t, "models"); err != nil {
+	if err := preflightHeaders(req, t, "models", userAgent); err != nil {
 		return nil, &PreflightError{URL: base, Msg: err.Error()}
 	}
 	resp, err := hc.Do(req)
@@ -129,14 +129,16 @@ func preflightClient(t plan.Target) *http.Client {
 		Proxy: transportProxy(proxyFunc())}}
 }
 
-// preflightHeaders sets a preflight request's headers as the load's: target.headers,
-// the API key's Authorization, and an X-Request-Id "preflight-<what>-<tag>" (a fresh
-// NewIDTag) that server logs show.
-func preflightHeaders(req *http.Request, t plan.Target, what string) error {
+// preflightHeaders sets a preflight request's headers as the load's: userAgent as
+// User-Agent (a target.headers User-Agent wins), target.headers, the API key's
+// Authorization, and an X-Request-Id "preflight-<what>-<tag>" (a fresh NewIDTag) that
+// server logs show.
+func preflightHeaders(req *http.Request, t plan.Target, what, userAgent string) error {
 	hs, err := t.RequestHeaders()
 	if err != nil {
 		return fmt.Errorf("preflight: %w", err)
 	}
+	req.Header.Set("User-Agent", userAgent)
 	for _, h := range hs {
 		req.Header.Set(h.Name, h.Value)
 	}
@@ -197,7 +199,7 @@ func servesModel(ids []string, model string) bool {
 
 // preflightProbe sends one small streaming request; it reports whether the answer was
 // a stream (text/event-stream) and fails on a non-2xx status or an error object.
-func preflightProbe(ctx context.Context, hc *http.Client, t plan.Target, base string) (streams bool, err error) {
+func preflightProbe(ctx context.Context, hc *http.Client, t plan.Target, base, userAgent string) (streams bool, err error) {
 	timeout := preflightProbeTimeout
 	if t.RequestTimeout > 0 && t.RequestTimeout < timeout {
 		timeout = t.RequestTimeout
@@ -209,7 +211,7 @@ func preflightProbe(ctx context.Context, hc *http.Client, t plan.Target, base st
 	if err != nil {
 		return false, &PreflightError{URL: base, Msg: fmt.Sprintf("probe request: %v", err)}
 	}
-	if err := preflightHeaders(req, t, "probe"); err != nil {
+	if err := preflightHeaders(req, t, "probe", userAgent); err != nil {
 		return false, &PreflightError{URL: base, Msg: err.Error()}
 	}
 	req.Header.Set("Content-Type", "application/json")

@@ -15,7 +15,7 @@ import (
 func TestPreflightNamesTheRefusingProxy(t *testing.T) {
 	setProxyEnv(t, "http://127.0.0.1:1", "")
 	p := rtPlan("http://model.test/v1")
-	_, _, err := preflight(context.Background(), p.Target, "http://model.test/v1", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	_, _, err := preflight(context.Background(), p.Target, "http://model.test/v1", UserAgent(""), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	var pe *PreflightError
 	if !errors.As(err, &pe) {
 		t.Fatalf("preflight through a refusing proxy: %v, want a *PreflightError", err)

@@ -247,7 +247,7 @@ func TestServesModelTagsAndLlamaCpp(t *testing.T) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n")
 	})
-	if _, _, err := preflight(context.Background(), rtPlan(url).Target, url, slog.New(slog.DiscardHandler)); err != nil {
+	if _, _, err := preflight(context.Background(), rtPlan(url).Target, url, UserAgent(""), slog.New(slog.DiscardHandler)); err != nil {
 		t.Errorf("llama.cpp-style server: %v", err)
 	}
 }
@@ -275,7 +275,7 @@ func TestPreflightProbeEndsAtDone(t *testing.T) {
 	}
 	got := make(chan result, 1)
 	go func() {
-		s, err := preflightProbe(context.Background(), preflightClient(p.Target), p.Target, url)
+		s, err := preflightProbe(context.Background(), preflightClient(p.Target), p.Target, url, UserAgent(""))
 		got <- result{s, err}
 	}()
 	select {

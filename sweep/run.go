@@ -238,7 +238,7 @@ func (rn *runner) drive(ctx context.Context, done map[int]rundir.StepSummary) er
 	if rn.plan.Target.IsSimulator() {
 		rn.meta.Models = fetchModels(ctx, rn.baseURL)
 	} else {
-		models, warns, err := preflight(ctx, rn.plan.Target, rn.baseURL, rn.log)
+		models, warns, err := preflight(ctx, rn.plan.Target, rn.baseURL, UserAgent(rn.opts.Version), rn.log)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ErrInterrupted

@@ -36,7 +36,7 @@ func (rn *runner) newLoadClient() (*Client, error) {
 		Temperature: t.Temperature, ExtraBody: t.ExtraBody, ConnectTimeout: t.ConnectTimeout,
 		FirstByteTimeout: t.FirstByteTimeout, IdleTimeout: t.IdleTimeout, RequestTimeout: t.RequestTimeout,
 		SaveICL: rn.opts.SaveICL, MaxResponseBytes: t.MaxResponseBytes, Redactor: rn.red,
-		Headers: hs, SessionHeader: t.SessionHeader})
+		Headers: hs, SessionHeader: t.SessionHeader, UserAgent: UserAgent(rn.opts.Version)})
 	switch p, err := c.Proxy(); {
 	case err != nil:
 		rn.log.Warn("the proxy setting of the environment is malformed; every request will fail with it", "err", err)

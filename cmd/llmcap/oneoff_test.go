@@ -118,6 +118,13 @@ func TestPrintPlanRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, got := planJSON(t, env, args...), planJSON(t, env, "-c", file)
+		realURL, openLoop := !want.Plan.Target.IsSimulator(), len(want.Plan.Ladder.Rate) > 0
+		if realURL == strings.Contains(r.rawStdout, "\n  simulator:\n") {
+			t.Errorf("%v: real server %v, yet target.simulator printed %v:\n%s", args, realURL, !realURL, r.rawStdout)
+		}
+		if openLoop != strings.Contains(r.rawStdout, "\n  arrival: ") || openLoop != strings.Contains(r.rawStdout, "\n  burstiness: ") {
+			t.Errorf("%v: a rate ladder %v, yet ladder.arrival/burstiness printed %v:\n%s", args, openLoop, !openLoop, r.rawStdout)
+		}
 		want.Plan.Name, got.Plan.Name = "", "" // the printed file gives the name; compare the rest
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%v: the printed plan loads back differently:\nwant %+v\ngot  %+v", args, want, got)
@@ -157,7 +164,9 @@ func TestFlagsCombineWithPlanFile(t *testing.T) {
 	}
 }
 
-// TestOneOffFlagErrors: a bad value exits 1 with an error naming the flag and the form.
+// TestOneOffFlagErrors: a bad one-off flag value is a usage error (exit 2, as a bad
+// value of any flag) naming the flag and the form, and names each value once; a plan
+// that fails validation stays exit 1.
 func TestOneOffFlagErrors(t *testing.T) {
 	target := []string{"--url", "http://127.0.0.1:9/v1", "--model", "m"}
 	for _, tc := range []struct {
@@ -176,15 +185,51 @@ func TestOneOffFlagErrors(t *testing.T) {
 		{[]string{"--endpoint-type", "responses"}, `--endpoint-type "responses": want chat or completions`},
 		{[]string{"--goodput", "ttft:500"}, `--goodput "ttft:500": unknown metric "ttft": must be one of time_to_first_token, time_to_first_output_token, inter_token_latency, request_latency`},
 		{[]string{"--goodput", "time_to_first_token 500"}, `--goodput "time_to_first_token 500": "time_to_first_token" is not metric:value: want space-separated metric:value pairs`},
+		{[]string{"--goodput", "time_to_first_token:abc"}, `--goodput "time_to_first_token:abc": time_to_first_token's threshold "abc" must be a number of ms > 0` + "\n"},
+		{[]string{"--goodput", "ttft500"}, `--goodput "ttft500": not metric:value: want space-separated metric:value pairs`},
+		{[]string{"--goodput", ""}, `--goodput "" names no metric: want space-separated metric:value pairs, values in ms`},
+		{[]string{"--goodput", "  "}, `--goodput "  " names no metric: want space-separated metric:value pairs, values in ms`},
+		{[]string{"--isl", "512±"}, `--isl "512±": the standard deviation after ± must be a number of tokens >= 0`},
+		{[]string{"--request-rate", "1,x"}, `--request-rate "1,x": want auto or a list of rates in req/s > 0`},
+		{[]string{"--arrival", "bogus"}, `--arrival "bogus": want poisson, gamma, constant`},
+		{[]string{"--concurrency", "1,2", "--arrival", "constant"}, "--arrival shapes open-loop arrivals: give a rate ladder with --request-rate"},
+		{[]string{"--header", "NoColon"}, `--header "NoColon": want 'Name: value'`},
+		{[]string{"--concurrency", "0"}, `--concurrency "0": want auto or a list of whole numbers ≥ 1`},
 	} {
 		r := llmcap(t, nil, append(append([]string{"plan"}, target...), tc.args...)...)
-		if r.code != 1 || !strings.HasPrefix(r.stderr, "llmcap: "+tc.want) {
+		if r.code != 2 || !strings.HasPrefix(r.stderr, "llmcap: "+tc.want) {
 			t.Errorf("%v: exit %d, stderr %q\nwant it to start %q", tc.args, r.code, r.stderr, "llmcap: "+tc.want)
 		}
 	}
 	r := llmcap(t, nil, "plan", "-c", "configs/demo.yaml", "--isl", "100")
 	want := "llmcap: --isl: the plan has 3 segments (short, medium, long); --isl and --osl set the lengths of a plan's one segment"
-	if r.code != 1 || !strings.HasPrefix(r.stderr, want) {
+	if r.code != 2 || !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("--isl on a mix: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// Good flags, a plan that fails validation (the simulator serves another model): exit 1.
+	r = llmcap(t, nil, "plan", "--url", "simulator", "--model", "llama-3.1-70b", "--concurrency", "1")
+	if r.code != 1 || !strings.Contains(r.stderr, "target.simulator.model") {
+		t.Errorf("a plan failing validation: exit %d, want 1\n%s", r.code, r.stderr)
+	}
+}
+
+// TestGoodputFlagStatesTheSLA: with the SLA from --goodput (no SLA default assumed),
+// the assumed-defaults block on stderr still ends with the SLA in use and its source.
+func TestGoodputFlagStatesTheSLA(t *testing.T) {
+	r := llmcap(t, nil, "plan", "--url", "http://127.0.0.1:9/v1", "--model", "m",
+		"--goodput", "time_to_first_token:500 inter_token_latency:40")
+	want := "  SLA: TTFT p95 ≤ 500 ms, ITL p95 ≤ 40 ms, error rate ≤ 1% (from --goodput)\n"
+	if r.code != 0 || !strings.Contains(r.rawStderr, "defaults for what the flags leave out") || !strings.Contains(r.rawStderr, want) ||
+		strings.Contains(r.rawStderr, "  sla: ") {
+		t.Errorf("exit %d, stderr %q\nwant the block to hold %q and no assumed sla line", r.code, r.rawStderr, want)
+	}
+	r = llmcap(t, nil, "plan", "--url", "http://127.0.0.1:9/v1", "--model", "m", "--set", "sla.e2e_ms.p99=9000")
+	want = "  SLA: E2E p99 ≤ 9000 ms, error rate ≤ 1% (from --set)\n"
+	if r.code != 0 || !strings.Contains(r.rawStderr, want) {
+		t.Errorf("--set sla: exit %d, stderr %q\nwant %q", r.code, r.rawStderr, want)
+	}
+	r = llmcap(t, nil, "plan", "--url", "http://127.0.0.1:9/v1", "--model", "m")
+	if r.code != 0 || strings.Contains(r.rawStderr, "  SLA: ") || !strings.Contains(r.rawStderr, "  sla: TTFT p95 ≤ 500 ms") {
+		t.Errorf("the default SLA is listed once, as assumed: exit %d, stderr %q", r.code, r.rawStderr)
 	}
 }

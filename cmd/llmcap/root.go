@@ -76,8 +76,6 @@ variable under a plan section that names no plan key (a misspelling) is an error
 	pf.String("log-level", "info", "log level: debug, info, warn or error")
 	registerConsoleFlags(pf)
 	pf.StringArrayVar(&g.set, "set", nil, "override a plan key, e.g. --set ladder.concurrency=[1,2,4]; list items by index, e.g. --set segments[0].weight=2 (repeatable)")
-	pf.StringArrayVar(&g.headers, "header", nil, headerFlagUsage)
-	pf.StringVar(&g.concurrency, "concurrency", "", "the concurrency ladder, e.g. 1,4,16, or auto: search for the capacity over concurrency (ladder.search)")
 	_ = g.v.BindPFlags(pf) // cannot fail: the flags exist
 	g.v.SetEnvPrefix(plan.EnvPrefix)
 	g.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
@@ -111,9 +109,9 @@ func (g *globals) overrides() (map[string]any, error) {
 		return nil, usageErr(err)
 	}
 	if err := headerOverrides(g.headers, out); err != nil {
-		return nil, err
+		return nil, usageErr(err)
 	}
-	return out, g.flags.overrides(g.concurrency, out)
+	return out, usageErr(g.flags.overrides(g.concurrency, out))
 }
 
 // concurrencyOverrides adds the plan overrides of --concurrency to out: "auto" replaces

@@ -24,9 +24,11 @@ type planFlags struct {
 	// requestRate is --request-rate: a rate ladder in req/s ("2,4,8") or auto.
 	requestRate, arrival, burstiness string
 	// isl and osl are the prompt and output lengths (plan.ParseLengthSpec).
-	isl, osl          string
-	duration, warmup  string
-	goodput           string
+	isl, osl         string
+	duration, warmup string
+	goodput          string
+	// goodputGiven is whether --goodput was given, even as "" (which names no metric).
+	goodputGiven      bool
 	printPlan         bool
 	stderr            io.Writer // where the assumed defaults are listed (the command's stderr)
 	printAssumedBlock bool      // list them (run, sweep, plan; not --print-plan, whose YAML says it)
@@ -35,9 +37,10 @@ type planFlags struct {
 // planFlagCommands are the commands that load a plan and take the one-off flags.
 var planFlagCommands = []string{"run", "sweep", "plan"}
 
-// registerPlanFlags adds the one-off flags to run, sweep and plan, makes each of them
-// print the resolved plan instead of running when --print-plan is given, and lists the
-// assumed defaults on the command's stderr.
+// registerPlanFlags adds the one-off flags, --concurrency and --header to run, sweep
+// and plan (and only to them: serve-sim, analyze, report and version take none), makes
+// each of them print the resolved plan instead of running when --print-plan is given,
+// and lists the assumed defaults on the command's stderr.
 func registerPlanFlags(root *cobra.Command, g *globals) {
 	f := &g.flags
 	for _, cmd := range root.Commands() {
@@ -45,6 +48,8 @@ func registerPlanFlags(root *cobra.Command, g *globals) {
 			continue
 		}
 		fs := cmd.Flags()
+		fs.StringArrayVar(&g.headers, "header", nil, headerFlagUsage)
+		fs.StringVar(&g.concurrency, "concurrency", "", "the concurrency ladder, e.g. 1,4,16, or auto: search for the capacity over concurrency (ladder.search)")
 		fs.StringVar(&f.url, "url", "", "target server's OpenAI base URL, e.g. http://127.0.0.1:8000/v1 (target.url; simulator for the embedded one); with no -c, a one-off run from flags and defaults")
 		fs.StringVarP(&f.model, "model", "m", "", "served model name sent in each request (target.model)")
 		fs.StringVar(&f.endpointType, "endpoint-type", "", "chat (/v1/chat/completions) or completions (/v1/completions) (target.api)")
@@ -62,6 +67,7 @@ func registerPlanFlags(root *cobra.Command, g *globals) {
 		run := cmd.RunE
 		cmd.RunE = func(c *cobra.Command, args []string) error {
 			f.stderr = c.ErrOrStderr()
+			f.goodputGiven = c.Flags().Changed("goodput")
 			f.printAssumedBlock = !f.printPlan
 			if f.printPlan {
 				return g.printResolvedPlan(c)
@@ -74,6 +80,9 @@ func registerPlanFlags(root *cobra.Command, g *globals) {
 // given reports whether some one-off flag that changes the plan is set (then
 // `sweep --resume DIR` applies them to the stored plan, as it does --set).
 func (f *planFlags) given() bool {
+	if f.goodputGiven {
+		return true
+	}
 	for _, v := range []string{f.url, f.model, f.endpointType, f.apiKeyEnv, f.requestRate, f.arrival, f.burstiness,
 		f.isl, f.osl, f.duration, f.warmup, f.goodput} {
 		if v != "" {
@@ -211,9 +220,14 @@ func (f *planFlags) windowOverrides(out map[string]any) error {
 
 // goodputOverrides maps --goodput onto sla.goodput and each bound's p95 key, so the
 // flag's thresholds win over a file's bounds on the same metrics (plan.GoodputStat).
+// --goodput given as "" (or spaces) names no metric and is refused, not taken for "no
+// SLA" (in a plan file, sla.goodput: "" is "not given").
 func (f *planFlags) goodputOverrides(out map[string]any) error {
-	if f.goodput == "" {
+	if f.goodput == "" && !f.goodputGiven {
 		return nil
+	}
+	if strings.TrimSpace(f.goodput) == "" {
+		return fmt.Errorf("--goodput %q names no metric: %s (leave the flag out to keep the plan's SLA)", f.goodput, plan.GoodputForm)
 	}
 	bounds, err := plan.ParseGoodput(f.goodput)
 	if err != nil {
@@ -240,16 +254,16 @@ func (g *globals) loadWithFlags(path string, ov map[string]any) (*plan.Plan, err
 		return nil, err
 	}
 	if err := g.flags.checkSegmentFlags(p); err != nil {
-		return nil, err
+		return nil, usageErr(err)
 	}
 	if err := g.flags.checkArrivalFlags(p); err != nil {
-		return nil, err
+		return nil, usageErr(err)
 	}
 	if err := refuseMaskedPlanFile(p, path); err != nil {
 		return nil, err
 	}
 	if g.flags.printAssumedBlock && len(p.Assumed) > 0 && g.flags.stderr != nil {
-		fmt.Fprint(g.flags.stderr, assumedBlock(p, path))
+		fmt.Fprint(g.flags.stderr, assumedBlock(p, path, g.flags.slaSource(path, ov)))
 	}
 	return p, nil
 }
@@ -310,16 +324,53 @@ func ladderKind(l plan.Ladder) string {
 	return "concurrency"
 }
 
-// assumedBlock is the short list of defaults the plan got, for stderr.
-func assumedBlock(p *plan.Plan, path string) string {
+// assumedBlock is the short list of defaults the plan got, for stderr; when the SLA is
+// not among them, a last line states the SLA in use and slaSrc, where it came from, so
+// the block always says what the run is judged against.
+func assumedBlock(p *plan.Plan, path, slaSrc string) string {
 	var b strings.Builder
 	src := "defaults for what plan " + path + " leaves out"
 	if path == "" {
 		src = "no plan file: defaults for what the flags leave out"
 	}
 	fmt.Fprintf(&b, "%s (--print-plan writes the whole plan, a file to start from):\n", src)
+	slaAssumed := false
 	for _, a := range p.Assumed {
 		fmt.Fprintf(&b, "  %s\n", a)
+		slaAssumed = slaAssumed || strings.HasPrefix(a, "sla:")
+	}
+	if !slaAssumed {
+		fmt.Fprintf(&b, "  SLA: %s (from %s)\n", slaText(p), slaSrc)
 	}
 	return b.String()
+}
+
+// slaText is p's SLA in one line: "TTFT p95 ≤ 500 ms, ITL p95 ≤ 50 ms, error rate ≤ 1%"
+// (plan.Plan.Constraints order), or "no latency bound, error rate ≤ 1%".
+func slaText(p *plan.Plan) string {
+	var parts []string
+	for _, c := range p.Constraints() {
+		parts = append(parts, fmt.Sprintf("%s %s ≤ %g ms", strings.ToUpper(c.Metric), c.Stat, c.ThresholdMs))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no latency bound")
+	}
+	return strings.Join(append(parts, fmt.Sprintf("error rate ≤ %g%%", p.SLA.MaxErrorRate*100)), ", ")
+}
+
+// slaSource names where a plan's SLA came from when it was not assumed: --goodput,
+// --set (an sla.* override), the plan file path, or the environment (LLMCAP_SLA_*).
+func (f *planFlags) slaSource(path string, ov map[string]any) string {
+	if f.goodput != "" {
+		return "--goodput"
+	}
+	for k := range ov {
+		if strings.HasPrefix(k, "sla.") {
+			return "--set"
+		}
+	}
+	if path != "" {
+		return path
+	}
+	return "the environment"
 }
