@@ -222,6 +222,14 @@ func capacityWarning(sa *SegmentAnalysis, p *plan.Plan) (Warning, bool) {
 	return segmentWarning(k, sa.Segment, msg), true
 }
 
+// sourceWarned reports whether a.Warnings already holds a warning of kind k about the
+// segment (or mix) the headline comes from.
+func sourceWarned(a *Analysis, k WarningKind) bool {
+	return a.OverallSource != "" && slices.ContainsFunc(a.Warnings, func(w Warning) bool {
+		return w.Kind == k && w.Segment == a.OverallSource
+	})
+}
+
 // headlineWarnings are the run-wide notes on the headline, after every other warning:
 // steps whose error rate exceeds the SLA's bound (unless a segment's SLA already fails
 // on errors at its lowest load, which its own warning says), a headline capacity that
@@ -236,7 +244,10 @@ func headlineWarnings(a *Analysis) []Warning {
 	case MethodModel:
 		out = append(out, warning(WarnHeadlineProjected, "The capacity is a model projection beyond the last measured step, not a measurement."))
 	case MethodAtLeast:
-		if !a.Overall.ClientLimited { // the client's limit, not the ladder's top, bounds it (its segment's warning says so)
+		// Not when the client's limit, not the ladder's top, bounds it, nor when the
+		// headline is a segment whose own capacity-at-least warning already says so
+		// (a one-segment run would say it twice).
+		if !a.Overall.ClientLimited && !sourceWarned(a, WarnCapacityAtLeast) {
 			fix := "extend the ladder upwards to find the limit"
 			if a.Plan.Ladder.Search != nil {
 				fix = "raise ladder.search.max to find the limit"
