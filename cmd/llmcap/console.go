@@ -47,6 +47,7 @@ func (g *globals) setupConsole(cmd *cobra.Command) error {
 	case logFormatText:
 		h = newConsoleHandler(g.console, opts)
 	case logFormatJSON:
+		g.console.SetVerbatim() // a wrapped JSON record would no longer parse
 		h = slog.NewJSONHandler(g.console, opts)
 	default:
 		return usageErr(fmt.Errorf("--log-format %q: want %s or %s", f, logFormatText, logFormatJSON))

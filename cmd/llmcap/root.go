@@ -111,9 +111,9 @@ func (g *globals) overrides() (map[string]any, error) {
 		return nil, usageErr(err)
 	}
 	if err := headerOverrides(g.headers, out); err != nil {
-		return nil, err
+		return nil, usageErr(err)
 	}
-	return out, g.flags.overrides(g.concurrency, out)
+	return out, usageErr(g.flags.overrides(g.concurrency, out)) // a one-off flag's value of the wrong form
 }
 
 // concurrencyOverrides adds the plan overrides of --concurrency to out: "auto" replaces

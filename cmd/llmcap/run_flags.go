@@ -248,10 +248,21 @@ func (g *globals) loadWithFlags(path string, ov map[string]any) (*plan.Plan, err
 	if err := refuseMaskedPlanFile(p, path); err != nil {
 		return nil, err
 	}
-	if g.flags.printAssumedBlock && len(p.Assumed) > 0 && g.flags.stderr != nil {
-		fmt.Fprint(g.flags.stderr, assumedBlock(p, path))
-	}
+	g.listAssumed(p, path)
 	return p, nil
+}
+
+// listAssumed lists the defaults p got on stderr (run, sweep, plan): the assumedBlock
+// text, one JSON record under --log-format json, nothing under --quiet.
+func (g *globals) listAssumed(p *plan.Plan, path string) {
+	if !g.flags.printAssumedBlock || len(p.Assumed) == 0 || g.flags.stderr == nil || g.quiet {
+		return
+	}
+	if g.v.GetString("log-format") == logFormatJSON && g.log != nil {
+		g.log.Info(assumedSource(path), "defaults", p.Assumed)
+		return
+	}
+	fmt.Fprint(g.flags.stderr, assumedBlock(p, path))
 }
 
 // checkSegmentFlags refuses --isl and --osl for a plan whose segments are not one
@@ -310,14 +321,19 @@ func ladderKind(l plan.Ladder) string {
 	return "concurrency"
 }
 
+// assumedSource says where the assumed defaults fill in: the plan at path, or the
+// flags when there is no plan file (path "").
+func assumedSource(path string) string {
+	if path == "" {
+		return "no plan file: defaults for what the flags leave out"
+	}
+	return "defaults for what plan " + path + " leaves out"
+}
+
 // assumedBlock is the short list of defaults the plan got, for stderr.
 func assumedBlock(p *plan.Plan, path string) string {
 	var b strings.Builder
-	src := "defaults for what plan " + path + " leaves out"
-	if path == "" {
-		src = "no plan file: defaults for what the flags leave out"
-	}
-	fmt.Fprintf(&b, "%s (--print-plan writes the whole plan, a file to start from):\n", src)
+	fmt.Fprintf(&b, "%s (--print-plan writes the whole plan, a file to start from):\n", assumedSource(path))
 	for _, a := range p.Assumed {
 		fmt.Fprintf(&b, "  %s\n", a)
 	}
