@@ -90,3 +90,25 @@ func TestBadOneOffFlagValueExit2(t *testing.T) {
 		}
 	}
 }
+
+// TestLogFormatJSONFailureIsARecord: under --log-format json the error a command fails
+// with is a JSON record too (level ERROR, msg "llmcap: …" with the message, the exit
+// status), so stderr stays JSON lines only; the exit status is unchanged.
+func TestLogFormatJSONFailureIsARecord(t *testing.T) {
+	r := llmcap(t, nil, "plan", "-c", "configs/demo.yaml", "--log-format", "json", "--set", "ladder.durration=3s")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.rawStderr)
+	}
+	var last map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(r.rawStderr), "\n") {
+		last = nil
+		if err := json.Unmarshal([]byte(line), &last); err != nil {
+			t.Fatalf("stderr line is not JSON: %v\n%s", err, line)
+		}
+	}
+	msg, _ := last["msg"].(string)
+	if last["level"] != "ERROR" || !strings.HasPrefix(msg, "llmcap: ") || !strings.Contains(msg, "did you mean duration?") ||
+		last["exit_status"] != float64(1) {
+		t.Errorf("last record %v, want the error with its exit status", last)
+	}
+}
