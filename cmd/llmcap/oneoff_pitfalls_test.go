@@ -36,7 +36,7 @@ func TestPrintedPlanWithMaskedSecretIsRefused(t *testing.T) {
 		t.Errorf("--print-plan does not say which key it masked:\n%s", r.stdout)
 	}
 	file := filepath.Join(t.TempDir(), "printed.yaml")
-	if err := os.WriteFile(file, []byte(r.stdout), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(r.rawStdout), 0o600); err != nil { // YAML: its 4-space indents are not wraps
 		t.Fatal(err)
 	}
 	back := llmcap(t, nil, "plan", "-c", file)

@@ -157,7 +157,7 @@ func TestFlagsCombineWithPlanFile(t *testing.T) {
 	}
 }
 
-// TestOneOffFlagErrors: a bad value exits 1 with an error naming the flag and the form.
+// TestOneOffFlagErrors: a bad value is a usage error (exit 2) naming the flag and the form.
 func TestOneOffFlagErrors(t *testing.T) {
 	target := []string{"--url", "http://127.0.0.1:9/v1", "--model", "m"}
 	for _, tc := range []struct {
@@ -178,7 +178,7 @@ func TestOneOffFlagErrors(t *testing.T) {
 		{[]string{"--goodput", "time_to_first_token 500"}, `--goodput "time_to_first_token 500": "time_to_first_token" is not metric:value: want space-separated metric:value pairs`},
 	} {
 		r := llmcap(t, nil, append(append([]string{"plan"}, target...), tc.args...)...)
-		if r.code != 1 || !strings.HasPrefix(r.stderr, "llmcap: "+tc.want) {
+		if r.code != 2 || !strings.HasPrefix(r.stderr, "llmcap: "+tc.want) {
 			t.Errorf("%v: exit %d, stderr %q\nwant it to start %q", tc.args, r.code, r.stderr, "llmcap: "+tc.want)
 		}
 	}
