@@ -32,14 +32,11 @@ func PrintSummary(w io.Writer, a *Analysis) error {
 	if len(a.WhatIf) > 0 {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		units := deviceNoun(a.WhatIf[0].GPU) + "s" // "machines" for a CPU server
-		fmt.Fprintf(tw, "GPU\tprojected\tusers/replica\ttarget users\treplicas\t%s\t$/month\t$/M out tok\t\n", units)
-		for _, r := range a.WhatIf {
-			projected := "no"
-			if r.Projected {
-				projected = "yes"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%d\t%d\t%d\t%s\t%s\t\n", r.GPU, projected, r.UsersPerReplica,
-				r.TargetUsers, r.Replicas, r.GPUs, moneyOrDash(r.CostPerMonthUSD, 0), moneyOrDash(r.CostPerMOutputUSD, 2))
+		fmt.Fprintf(tw, "GPU\tbasis\tusers/replica\ttarget users\treplicas\t%s\t$/month\t$/M out tok\t\n", units)
+		for _, r := range a.WhatIf { // the report's words: basis, whole users
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t\n", r.GPU, SizingBasis(a, r),
+				commaInt(math.Floor(r.UsersPerReplica+1e-6)), commaInt(float64(r.TargetUsers)), r.Replicas, r.GPUs,
+				moneyOrDash(r.CostPerMonthUSD, 0), moneyOrDash(r.CostPerMOutputUSD, 2))
 		}
 		tw.Flush()
 		fmt.Fprintf(ew, "%s\n", HeadroomText(a.WhatIf[0].Headroom))

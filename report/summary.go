@@ -201,33 +201,9 @@ func unitNoun(a *analysis.Analysis) string {
 	return analysis.DeviceNoun(a.Plan.Report.GPU)
 }
 
-// basisText is a sizing row's basis in short words, as page 1's "How sure" line and
-// the answer's note tell it: how the capacity was found ("measured", "interpolated",
-// "modelled", "lower bound", or "projected" for another GPU), ", est. users" (estimated)
-// when the users are converted from requests in flight or a rate, and, for a
-// lower bound, the replicas as the upper bound they are ("at most 34 replicas"; one
-// replica needs no "at most").
-func basisText(a *analysis.Analysis, w analysis.WhatIf) string {
-	c := a.Overall
-	b := map[analysis.CapacityMethod]string{methodMeasured: "measured", methodInterpolated: "interpolated",
-		methodModel: "modelled", methodAtLeast: "lower bound"}[c.Method]
-	if w.Projected {
-		b = "projected"
-		if c.Method == methodAtLeast {
-			b = "projected lower bound"
-		}
-	}
-	if b == "" {
-		b = "measured"
-	}
-	if c.UsersSource == analysis.UsersConverted {
-		b += ", est. users"
-	}
-	if c.Method == methodAtLeast && w.Replicas > 1 {
-		b += ": at most " + plural(w.Replicas, "replica")
-	}
-	return b
-}
+// basisText is a sizing row's basis in short words (analysis.SizingBasis, which the
+// console summary uses too).
+func basisText(a *analysis.Analysis, w analysis.WhatIf) string { return analysis.SizingBasis(a, w) }
 
 // noPrice is what a sizing cell shows for a price or cost that is 0 or unknown.
 const noPrice = "—"

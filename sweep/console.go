@@ -29,6 +29,8 @@ type Console struct {
 	tty   bool
 	width int       // the terminal's columns (0 when unknown or not a terminal)
 	bar   *progress // the live display drawn on w, nil when none
+	// verbatim: lines are written unchanged, never wrapped (SetVerbatim)
+	verbatim bool
 }
 
 // NewConsole is the console on w; it is a terminal when w is an *os.File on one.
@@ -46,8 +48,17 @@ func NewConsole(w io.Writer) *Console {
 // IsTerminal reports whether the console is a terminal (the progress bar is shown).
 func (c *Console) IsTerminal() bool { return c.tty }
 
-// Write prints p: in a terminal above the live bar (cleared first, redrawn after),
-// elsewhere wrapped at ConsoleWidth. It returns len(p) on success.
+// SetVerbatim makes Write print lines unchanged, never wrapped: for lines a program
+// reads, such as --log-format json records, which a wrap would break.
+func (c *Console) SetVerbatim() {
+	c.mu.Lock()
+	c.verbatim = true
+	c.mu.Unlock()
+}
+
+// Write prints p: in a terminal above the live bar (cleared first, redrawn after);
+// unless verbatim (SetVerbatim), lines are wrapped at ConsoleWidth (in a terminal, at
+// its width when narrower). It returns len(p) on success.
 func (c *Console) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -58,7 +69,11 @@ func (c *Console) Write(p []byte) (int, error) {
 	if c.tty && c.width > 0 {
 		width = min(c.width, ConsoleWidth)
 	}
-	_, err := io.WriteString(c.w, Wrap(string(p), width))
+	text := string(p)
+	if !c.verbatim {
+		text = Wrap(text, width)
+	}
+	_, err := io.WriteString(c.w, text)
 	if c.bar != nil {
 		c.bar.bar.RenderBlank()
 	}

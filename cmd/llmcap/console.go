@@ -47,7 +47,9 @@ func (g *globals) setupConsole(cmd *cobra.Command) error {
 	case logFormatText:
 		h = newConsoleHandler(g.console, opts)
 	case logFormatJSON:
+		g.console.SetVerbatim() // a wrapped JSON record would no longer parse
 		h = slog.NewJSONHandler(g.console, opts)
+		g.logJSON = true
 	default:
 		return usageErr(fmt.Errorf("--log-format %q: want %s or %s", f, logFormatText, logFormatJSON))
 	}

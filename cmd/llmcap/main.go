@@ -13,8 +13,8 @@ import (
 
 // init lets plan estimate trace steps from their trace's span (plan parses no traces).
 
-// main is the only place that exits: errors print as "llmcap: <message>", the plan's
-// secrets masked; the status is 2 for a usage error, 130 after Ctrl-C, else 1
+// main is the only place that exits: errors print as "llmcap: <message>" (under
+// --log-format json as an ERROR record with exit_status), the plan's secrets masked; the status is 2 for a usage error, 130 after Ctrl-C, else 1
 // (exitCode).
 func main() {
 	root, g := newRoot()
@@ -22,8 +22,13 @@ func main() {
 	if err == nil {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "llmcap: %s\n", g.redactError(err))
-	os.Exit(exitCode(err))
+	msg, code := "llmcap: "+g.redactError(err), exitCode(err)
+	if g.logJSON {
+		g.log.Error(msg, "exit_status", code) // stderr stays JSON lines
+	} else {
+		fmt.Fprintln(os.Stderr, msg)
+	}
+	os.Exit(code)
 }
 
 // exitError carries a specific exit status (exitUsage, exitInterrupt).

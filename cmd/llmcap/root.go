@@ -41,6 +41,9 @@ type globals struct {
 	// --quiet (setupConsole).
 	console *sweep.Console
 	quiet   bool
+	// logJSON: g.log writes JSON records (--log-format json; setupConsole), so main
+	// logs the command's error as one.
+	logJSON bool
 }
 
 func newRootCmd() *cobra.Command {

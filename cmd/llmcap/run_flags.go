@@ -262,10 +262,21 @@ func (g *globals) loadWithFlags(path string, ov map[string]any) (*plan.Plan, err
 	if err := refuseMaskedPlanFile(p, path); err != nil {
 		return nil, err
 	}
-	if g.flags.printAssumedBlock && len(p.Assumed) > 0 && g.flags.stderr != nil {
-		fmt.Fprint(g.flags.stderr, assumedBlock(p, path, g.flags.slaSource(path, ov)))
-	}
+	g.listAssumed(p, path, g.flags.slaSource(path, ov))
 	return p, nil
+}
+
+// listAssumed lists the defaults p got on stderr (run, sweep, plan): the assumedBlock
+// text, one JSON record under --log-format json, nothing under --quiet.
+func (g *globals) listAssumed(p *plan.Plan, path, slaSrc string) {
+	if !g.flags.printAssumedBlock || len(p.Assumed) == 0 || g.flags.stderr == nil || g.quiet {
+		return
+	}
+	if g.v.GetString("log-format") == logFormatJSON && g.log != nil {
+		g.log.Info(assumedSource(path), "defaults", assumedLines(p, slaSrc))
+		return
+	}
+	fmt.Fprint(g.flags.stderr, assumedBlock(p, path, slaSrc))
 }
 
 // checkSegmentFlags refuses --isl and --osl for a plan whose segments are not one
@@ -324,23 +335,32 @@ func ladderKind(l plan.Ladder) string {
 	return "concurrency"
 }
 
-// assumedBlock is the short list of defaults the plan got, for stderr; when the SLA is
-// not among them, a last line states the SLA in use and slaSrc, where it came from, so
-// the block always says what the run is judged against.
+// assumedSource says where the assumed defaults fill in: the plan at path, or the
+// flags when there is no plan file (path "").
+func assumedSource(path string) string {
+	if path == "" {
+		return "no plan file: defaults for what the flags leave out"
+	}
+	return "defaults for what plan " + path + " leaves out"
+}
+
+// assumedLines are the defaults the plan got; when the SLA is not among them, a last
+// line states the SLA in use and slaSrc, where it came from, so the list always says
+// what the run is judged against.
+func assumedLines(p *plan.Plan, slaSrc string) []string {
+	lines := append([]string(nil), p.Assumed...)
+	if !slices.ContainsFunc(lines, func(a string) bool { return strings.HasPrefix(a, "sla:") }) {
+		lines = append(lines, fmt.Sprintf("SLA: %s (from %s)", slaText(p), slaSrc))
+	}
+	return lines
+}
+
+// assumedBlock is the short list of defaults the plan got (assumedLines), for stderr.
 func assumedBlock(p *plan.Plan, path, slaSrc string) string {
 	var b strings.Builder
-	src := "defaults for what plan " + path + " leaves out"
-	if path == "" {
-		src = "no plan file: defaults for what the flags leave out"
-	}
-	fmt.Fprintf(&b, "%s (--print-plan writes the whole plan, a file to start from):\n", src)
-	slaAssumed := false
-	for _, a := range p.Assumed {
+	fmt.Fprintf(&b, "%s (--print-plan writes the whole plan, a file to start from):\n", assumedSource(path))
+	for _, a := range assumedLines(p, slaSrc) {
 		fmt.Fprintf(&b, "  %s\n", a)
-		slaAssumed = slaAssumed || strings.HasPrefix(a, "sla:")
-	}
-	if !slaAssumed {
-		fmt.Fprintf(&b, "  SLA: %s (from %s)\n", slaText(p), slaSrc)
 	}
 	return b.String()
 }
