@@ -131,3 +131,17 @@ func TestXLSXCalculatorEnergyCostFormula(t *testing.T) {
 		t.Error("an energy cost row without a power price")
 	}
 }
+
+// The Markdown capacity plan shows the energy columns, the per-million cost to two
+// significant digits, when a what-if row prices the energy.
+func TestMarkdownCapacityPlanShowsEnergyCost(t *testing.T) {
+	a := fxAnalysis()
+	a.Plan.Report.PowerUSDPerKWh = 0.15
+	a.WhatIf[0].EnergyCostPerMonthUSD, a.WhatIf[0].EnergyCostPerMOutputUSD = 219.1, 0.0158
+	var b strings.Builder
+	writeMarkdownWhatIf(&b, a)
+	md := b.String()
+	if !strings.Contains(md, "| energy / month | energy $ / M output tokens |") || !strings.Contains(md, "| $219 | $0.016 |") {
+		t.Errorf("Markdown capacity plan lacks the energy columns or $0.016:\n%s", md)
+	}
+}

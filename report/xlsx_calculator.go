@@ -88,7 +88,7 @@ func energyRows(a *analysis.Analysis, st styles, u, atMost string) (in, out []ca
 			style: st.inUSD, valid: &validation{0.0, 1e3, false, "Power price: 0 to 1,000 USD per kWh."}},
 	}
 	formula := fmt.Sprintf(`IF(%s>0,IFERROR(%s*%s/1000*%d*%s,"n/a"),"—")`, NamePowerUSDPerKWh, NameGPUs, NamePowerPerGPUW, hoursPerMonth, NamePowerUSDPerKWh)
-	out = []calcInput{{name: NameEnergyCostPerMonthUSD, label: "Energy cost per month = " + u + "s × power × hours × price (measured GPU only; not in cost per month)",
+	out = []calcInput{{name: NameEnergyCostPerMonthUSD, label: "Energy cost per month = " + u + "s × power × hours × price",
 		unit: fmt.Sprintf("USD (%d h)%s", hoursPerMonth, atMost), formula: formula, style: st.outUSD}}
 	return in, out
 }
