@@ -103,6 +103,9 @@ func analyzeInputs(in *runInputs) *Analysis {
 	if w, ok := gpuCountWarning(gpu, sz.gpusPerReplica); ok {
 		a.Warnings = append(a.Warnings, w)
 	}
+	if w, ok := energyCoverageWarning(a); ok {
+		a.Warnings = append(a.Warnings, w)
+	}
 	for i := range a.Segments {
 		a.Segments[i].Capacity.Advice = adviceFor(a.Segments[i].Capacity, &a.Segments[i], dep, sz.gpu)
 		a.Segments[i].Capacity.cause = capacityCause(a.Segments[i].Steps)

@@ -31,8 +31,13 @@ type GPUStats struct {
 	// GPUs is the number of GPUs scraped; Scrapes the DCGM scrapes in the window.
 	GPUs    int `json:"gpus"`
 	Scrapes int `json:"scrapes"`
-	// UtilizationMean is the mean over GPUs and scrapes of DCGM_FI_DEV_GPU_UTIL, 0..1.
-	UtilizationMean float64 `json:"utilization_mean"`
+	// UtilizationMean is the mean over GPUs and scrapes of DCGM_FI_DEV_GPU_UTIL, 0..1,
+	// over the GPUs that report it: not MIG-partitioned ones (MIGGPUs), for which
+	// dcgm-exporter reports 0. UtilizationUnavailable is true when no GPU reported it
+	// (all MIG, or the metric not scraped); UtilizationMean is then 0, not a measurement.
+	UtilizationMean        float64 `json:"utilization_mean"`
+	UtilizationUnavailable bool    `json:"utilization_unavailable,omitempty"`
+	MIGGPUs                int     `json:"mig_gpus,omitempty"`
 	// MemoryUsedMiBMax is the sum over GPUs of each one's peak DCGM_FI_DEV_FB_USED (MiB).
 	MemoryUsedMiBMax float64 `json:"memory_used_mib_max"`
 	// PowerW is the GPUs' mean power draw over the window (W, summed over GPUs): the
@@ -45,6 +50,10 @@ type GPUStats struct {
 	EnergyJ       float64      `json:"energy_j,omitempty"`
 	EnergySource  EnergySource `json:"energy_source,omitempty"`
 	EnergyWindowS float64      `json:"energy_window_s,omitempty"`
+	// EnergyCoverage is EnergyWindowS ÷ the step's measurement window (0..1, 4
+	// decimals; 0 when either is unknown): under energyCoverageMin the scrapes that
+	// measured the energy and power missed most of the window (failed or slow scrapes).
+	EnergyCoverage float64 `json:"energy_coverage,omitempty"`
 	// JoulesPerOutputToken is PowerW ÷ the step's output tokens/s (J per generated
 	// token) and OutputTokensPerJoule its inverse; 0 when the step generated no tokens
 	// or its throughput is a share of a mix step's (the power is the whole server's).
@@ -62,8 +71,11 @@ type GPUDeviceStats struct {
 	Model    string `json:"model_name,omitempty"`
 	Hostname string `json:"hostname,omitempty"`
 	// UtilizationMean (0..1), MemoryUsedMiBMax (MiB), PowerW (W) and EnergyJ (J) as in
-	// GPUStats, for this GPU alone.
+	// GPUStats, for this GPU alone. MIG: the GPU is partitioned into MIG instances
+	// (label GPU_I_ID), whose DCGM_FI_DEV_GPU_UTIL dcgm-exporter reports as 0: its
+	// UtilizationMean is then not measured (0).
 	UtilizationMean  float64      `json:"utilization_mean"`
+	MIG              bool         `json:"mig,omitempty"`
 	MemoryUsedMiBMax float64      `json:"memory_used_mib_max"`
 	PowerW           float64      `json:"power_w"`
 	EnergyJ          float64      `json:"energy_j,omitempty"`
@@ -78,6 +90,7 @@ type gpuPoint struct {
 	util, fb, power, energy float64
 	hasUtil, hasFB          bool
 	hasPower, hasEnergy     bool
+	mig                     bool
 	fbByInstance            map[string]float64
 }
 
@@ -103,7 +116,12 @@ func gpuStats(samples []rundir.MetricSample, windows map[int]rundir.StepSummary)
 	}
 	out := map[int]*GPUStats{}
 	for step, gpus := range acc {
-		out[step] = summariseGPUs(gpus, scrapes[step])
+		st := summariseGPUs(gpus, scrapes[step])
+		if w, ok := windows[step]; ok && w.MeasureEndNs > w.MeasureStartNs && st.EnergyWindowS > 0 {
+			windowS := float64(w.MeasureEndNs-w.MeasureStartNs) / 1e9
+			st.EnergyCoverage = math.Round(min(1, st.EnergyWindowS/windowS)*1e4) / 1e4
+		}
+		out[step] = st
 	}
 	return out
 }
@@ -155,10 +173,18 @@ func addGPUScrape(acc map[int]map[string]*gpuAcc, m *rundir.MetricSample) bool {
 // set records meaning's value v of the label set of MIG instance (GPU_I_ID, "" without
 // MIG), keeping the largest of several label sets (the device-wide power that
 // dcgm-exporter repeats on each MIG instance, or on each pod sharing the GPU), except
-// for the framebuffer used: each MIG instance's own, summed over instances.
+// for the framebuffer used: each MIG instance's own, summed over instances, and the
+// utilisation of a MIG instance, which dcgm-exporter reports as 0 (not read; the point
+// is marked mig).
 func (p *gpuPoint) set(meaning rundir.ServerMetric, v float64, instance string) {
+	if instance != "" {
+		p.mig = true
+	}
 	switch meaning {
 	case rundir.ServerGPUUtilization:
+		if instance != "" {
+			return
+		}
 		p.util, p.hasUtil = maxIf(p.hasUtil, p.util, v), true
 	case rundir.ServerGPUMemoryUsedMiB:
 		if p.fbByInstance == nil {
@@ -194,6 +220,9 @@ func summariseGPUs(gpus map[string]*gpuAcc, scrapes int) *GPUStats {
 	for _, g := range gpus {
 		d, windowS := g.summary()
 		st.PerGPU = append(st.PerGPU, d)
+		if d.MIG {
+			st.MIGGPUs++
+		}
 		if g.hasUtil() {
 			utilSum += d.UtilizationMean
 			utilN++
@@ -210,6 +239,8 @@ func summariseGPUs(gpus map[string]*gpuAcc, scrapes int) *GPUStats {
 	}
 	if utilN > 0 {
 		st.UtilizationMean = utilSum / float64(utilN)
+	} else {
+		st.UtilizationUnavailable = true
 	}
 	switch {
 	case !allEnergy || len(sources) == 0:
@@ -260,6 +291,7 @@ func (g *gpuAcc) summary() (GPUDeviceStats, float64) {
 		if p.hasUtil {
 			utilSum, utilN = utilSum+p.util, utilN+1
 		}
+		d.MIG = d.MIG || p.mig
 		if p.hasFB {
 			d.MemoryUsedMiBMax = math.Max(d.MemoryUsedMiBMax, p.fb)
 		}

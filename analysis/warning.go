@@ -73,6 +73,11 @@ const (
 	// energy cost count GPUs the replica does not run on; Data.Count is the exporter's
 	// GPU count.
 	WarnGPUCount WarningKind = "gpu-count"
+	// WarnGPUEnergyCoverage: the GPU exporter's scrapes spanned under EnergyCoverageMin
+	// of some steps' measurement windows (failed or missing scrapes), so their GPU
+	// power, energy and J per output token describe only that part; Data.Steps names
+	// the steps (stepLabel).
+	WarnGPUEnergyCoverage WarningKind = "gpu-energy-coverage"
 	// WarnUndefinedNumbers: NaN/Inf values were written as 0.
 	WarnUndefinedNumbers WarningKind = "undefined-numbers"
 

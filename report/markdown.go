@@ -113,12 +113,24 @@ func writeMarkdownWhatIf(b *strings.Builder, a *analysis.Analysis) {
 		return
 	}
 	hd := sizingHeaders(a)
-	fmt.Fprintf(b, "\n## Capacity plan\n\n| %s |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n", strings.Join(hd, " | "))
+	align := "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+	energy := hasEnergyCost(rows)
+	if energy {
+		hd, align = append(hd, energyCostHeaders...), align+"---:|---:|"
+	}
+	fmt.Fprintf(b, "\n## Capacity plan\n\n| %s |\n%s\n", strings.Join(hd, " | "), align)
 	for _, w := range rows {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %d | %s | %s | %s |\n", mdEscape(w.GPU), basisText(a, w), usersText(w.UsersPerReplica),
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %d | %s | %s | %s |", mdEscape(w.GPU), basisText(a, w), usersText(w.UsersPerReplica),
 			num(float64(w.TargetUsers), 0), w.Replicas, w.GPUs, strings.ReplaceAll(sizingPrice(w), "*", `\*`), sizingUSD(w.CostPerMonthUSD), sizingUSDCents(w.CostPerMOutputUSD))
+		if energy {
+			fmt.Fprintf(b, " %s |", strings.Join(energyCostCells(w), " | "))
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(b, "\n%s\n", mdEscape(analysis.HeadroomText(rows[0].Headroom)))
+	if n := energyCostNote(a); n != "" {
+		fmt.Fprintf(b, "\n%s\n", mdEscape(n))
+	}
 	if n := samePriceNote(rows); n != "" {
 		fmt.Fprintf(b, "\n%s\n", mdEscape(n))
 	}

@@ -285,14 +285,21 @@ func flow(m core.Maroto, newPage bool, rows []core.Row) {
 // overflow when drawn, which makes the PDF library break the page itself and shifts
 // every later page against its header, footer and backgrounds.
 func flowFit(m core.Maroto, rows []core.Row, fits func(h float64) bool, height func(core.Row) float64) {
-	for _, r := range rows {
+	for i, r := range rows {
+		if n, ok := r.(tableNote); ok {
+			r = n.Row
+		}
 		switch r := r.(type) {
 		case *tableHead:
 			if !fits(4 * pdfRowH) {
 				m.AddPages(page.New())
 			}
 		case *tableData:
-			if !fits(pdfRowH) {
+			need := pdfRowH
+			if note, ok := nextRow(rows, i).(tableNote); ok && height != nil {
+				need += height(note) // the last row keeps its note with it
+			}
+			if !fits(need) {
 				m.AddPages(page.New())
 				m.AddRows(onGrid(r.head))
 			}
@@ -303,6 +310,22 @@ func flowFit(m core.Maroto, rows []core.Row, fits func(h float64) bool, height f
 		}
 		m.AddRows(onGrid(r))
 	}
+}
+
+// tableNote is the note under a table (tableNoteRow): flowFit keeps it on the page of
+// the table's last row, moving that row over with it (under a repeated header) when
+// the two do not fit the rest of the page.
+type tableNote struct{ core.Row }
+
+// tableNoteRow is text s as the note under the table it follows.
+func tableNoteRow(s string, p props.Text) core.Row { return tableNote{para(s, p)} }
+
+// nextRow is the row after rows[i] (nil after the last).
+func nextRow(rows []core.Row, i int) core.Row {
+	if i+1 < len(rows) {
+		return rows[i+1]
+	}
+	return nil
 }
 
 // gridRow is a row whose height is rounded up to a multiple of pdfHeightGrid mm.

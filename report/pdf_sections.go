@@ -259,7 +259,7 @@ func segmentSection(in *input, seg analysis.SegmentAnalysis, byName map[string]C
 		rows = append(rows, subheading(telemetryHeading))
 		rows = append(rows, table(hdr, evenSizes(len(hdr)), data)...)
 		if n := telemetryNote(seg); n != "" {
-			rows = append(rows, para(n, props.Text{Size: 8, Top: 1, Color: colGrey}))
+			rows = append(rows, tableNoteRow(n, props.Text{Size: 8, Top: 1, Color: colGrey}))
 		}
 	}
 	return []block{rows}

@@ -69,13 +69,58 @@ func telemetryTable(a *analysis.Analysis, seg analysis.SegmentAnalysis) ([]strin
 	return hdr, data
 }
 
-// gpuCells are a step's GPU cells of telemetryTable ("–" without telemetry or tokens).
+// gpuCells are a step's GPU cells of telemetryTable ("–" without telemetry or tokens;
+// utilisation "n/a" when no GPU reported it, MIG instances; the power and energy
+// figures marked lowCoverageMark when the energy spans little of the window).
 func gpuCells(g *analysis.GPUStats) []string {
 	if g == nil {
 		return []string{"–", "–", "–", "–", "–"}
 	}
-	return []string{pct(g.UtilizationMean), auto(g.MemoryUsedMiBMax / 1024), auto(g.PowerW),
-		positiveAuto(g.JoulesPerOutputToken), positiveAuto(g.OutputTokensPerJoule)}
+	util := pct(g.UtilizationMean)
+	if g.UtilizationUnavailable {
+		util = "n/a"
+	}
+	power, jpt, tpj := auto(g.PowerW), positiveAuto(g.JoulesPerOutputToken), positiveAuto(g.OutputTokensPerJoule)
+	if g.EnergyCoverageLow() {
+		power, jpt, tpj = marked(power), marked(jpt), marked(tpj)
+	}
+	return []string{util, auto(g.MemoryUsedMiBMax / 1024), power, jpt, tpj}
+}
+
+// lowCoverageMark marks a step's power and energy figures whose energy spans under
+// analysis.EnergyCoverageMin of its window (lowCoverageNote explains it).
+const lowCoverageMark = "*"
+
+// marked is cell v with lowCoverageMark ("–" stays unmarked).
+func marked(v string) string {
+	if v == "–" {
+		return v
+	}
+	return v + lowCoverageMark
+}
+
+// lowCoverageNote explains lowCoverageMark, with the coverage of each marked step; ""
+// when no step of seg is marked.
+func lowCoverageNote(seg analysis.SegmentAnalysis) string {
+	var parts []string
+	for _, s := range seg.Steps {
+		if s.GPU.EnergyCoverageLow() {
+			parts = append(parts, fmt.Sprintf("%s s of %s s at %s", num(s.GPU.EnergyWindowS, 1), num(s.GPU.EnergyWindowS/s.GPU.EnergyCoverage, 1), loadText(s.Load)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %s Power and energy from under %s%% of the step's window (the exporter's other scrapes failed or were missing): %s.",
+		lowCoverageMark, num(100*analysis.EnergyCoverageMin, 0), strings.Join(parts, ", "))
+}
+
+// migNote says that MIG GPUs' utilisation is not reported; "" without MIG GPUs.
+func migNote(g *analysis.GPUStats) string {
+	if g.MIGGPUs == 0 {
+		return ""
+	}
+	return " GPU utilisation is not reported for MIG instances (dcgm-exporter gives 0): n/a, or the mean of the other GPUs."
 }
 
 // positiveAuto is auto(v), or "–" for 0 (unknown).
@@ -100,6 +145,7 @@ func telemetryNote(seg analysis.SegmentAnalysis) string {
 	}
 	out := fmt.Sprintf("GPU telemetry scraped from the DCGM exporter: %s. Utilisation is the GPUs' mean, memory the sum of their peaks, power their summed mean draw over the step's window; %s",
 		gpuList(g), energySourceText(g.EnergySource))
+	out += migNote(g) + lowCoverageNote(seg)
 	if e := seg.Capacity.Energy; e != nil {
 		out += fmt.Sprintf(" At capacity: %s W, %s J per output token, %s output tokens per joule.",
 			auto(e.PowerW), auto(e.JoulesPerOutputToken), auto(e.OutputTokensPerJoule))

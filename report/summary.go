@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -216,13 +217,28 @@ func sizingUSD(v float64) string {
 	return "$" + num(v, 0)
 }
 
-// sizingUSDCents is a sizing row's price or cost per million tokens with cents, or noPrice.
+// sizingUSDCents is a sizing row's price or cost per million tokens with cents, or
+// noPrice; below $0.10 (an energy cost per million output tokens, $0.0158) to two
+// significant digits ("$0.016"), which cents would round to "$0.02" or "$0.00".
 func sizingUSDCents(v float64) string {
 	if !finite(v) || v <= 0 {
 		return noPrice
 	}
-	return "$" + num(v, 2)
+	return "$" + num(v, usdDecimals(v))
 }
+
+// usdDecimals is the decimals a price of v USD shows with: 2 (cents) from $0.10 up,
+// else those of two significant digits (3 for $0.0158, 4 for $0.0042).
+func usdDecimals(v float64) int {
+	if v >= 0.1 {
+		return 2
+	}
+	return 1 - int(math.Floor(math.Log10(v)))
+}
+
+// usdSmallNumFmt is the spreadsheet number format of usdDecimals: cents from $0.10,
+// two significant digits below (to $0.0010).
+const usdSmallNumFmt = `[<0.01]"$"0.0000;[<0.1]"$"0.000;"$"#,##0.00`
 
 // sizingPrice is a sizing row's $/GPU-hour with "*" when the price is assumed.
 func sizingPrice(w analysis.WhatIf) string {

@@ -41,13 +41,17 @@ const (
 	NameReplicas        = "Replicas"
 	NameGPUs            = "GPUs"
 	NameCostPerMonthUSD = "CostPerMonthUSD"
+	// The energy rows, only with a power price and a measured energy at capacity.
+	NamePowerPerGPUW          = "PowerPerGPUAtCapacityW"
+	NamePowerUSDPerKWh        = "PowerUSDPerKWh"
+	NameEnergyCostPerMonthUSD = "EnergyCostPerMonthUSD"
 )
 
 // styles are the workbook's cell styles, created once.
 type styles struct {
-	title, bold, boldWrap, header, wrap, int0, num1, num2, num3, ms, rps, tokps, pctl, pct0, usd, usd2, secs int
+	title, bold, boldWrap, header, wrap, int0, num1, num2, num3, ms, rps, tokps, pctl, pct0, pct1, usd, usd2, usdSmall, secs int
 	// Calculator inputs (yellow) and outputs (green), one per number format.
-	inInt, inSecs, inSecs2, inPct, inUSD, inNum2, outInt, outNum1, outUSD int
+	inInt, inSecs, inSecs2, inPct, inUSD, inNum2, inNum1, outInt, outNum1, outUSD int
 }
 
 // newStyles registers the workbook's styles.
@@ -80,10 +84,12 @@ func newStyles(f *excelize.File) (styles, error) {
 	in(&s.inPct, "0%")
 	in(&s.inUSD, `"$"#,##0.00`)
 	in(&s.inNum2, "#,##0.00")
+	in(&s.inNum1, "#,##0.0")
 	out(&s.outInt, "#,##0")
 	out(&s.outNum1, "#,##0.0")
 	out(&s.outUSD, `"$"#,##0`)
 	mk(&s.pct0, &excelize.Style{CustomNumFmt: custom("0%")})
+	mk(&s.pct1, &excelize.Style{CustomNumFmt: custom("0.0%")})
 	mk(&s.int0, &excelize.Style{NumFmt: 3}) // #,##0
 	mk(&s.num1, &excelize.Style{CustomNumFmt: custom("#,##0.0")})
 	mk(&s.num2, &excelize.Style{CustomNumFmt: custom("#,##0.00")})
@@ -94,6 +100,7 @@ func newStyles(f *excelize.File) (styles, error) {
 	mk(&s.pctl, &excelize.Style{NumFmt: 10}) // 0.00%
 	mk(&s.usd, &excelize.Style{CustomNumFmt: custom(`"$"#,##0`)})
 	mk(&s.usd2, &excelize.Style{CustomNumFmt: custom(`"$"#,##0.00`)})
+	mk(&s.usdSmall, &excelize.Style{CustomNumFmt: custom(usdSmallNumFmt)})
 	mk(&s.secs, &excelize.Style{CustomNumFmt: custom(`0.000" s"`)})
 	return s, err
 }

@@ -59,13 +59,38 @@ func calculatorRows(a *analysis.Analysis, st styles) []calcInput {
 		{name: NameGPUHourUSD, label: "Price per " + u + "-hour", unit: "USD", value: gpuHourUSD(a), style: st.inUSD, valid: &validation{0.0, 1e6, false, "Price per " + u + "-hour: 0 or more USD."}},
 		{name: NameGPUsPerReplica, label: units + " per replica", unit: u + "s", value: gpusPerReplica(a), style: st.inInt, valid: &validation{1, 1024, true, units + " per replica: a whole number from 1 to 1,024."}},
 	}
+	energyIn, energyOut := energyRows(a, st, u, atMost)
+	rows = append(rows, energyIn...)
 	rows = append(rows, usersRows(a, st, atLeast)...)
-	return append(rows,
+	rows = append(rows,
 		calcInput{name: NameEffectiveUsers, label: "Planned load per replica = users per replica × (1 − headroom)", unit: "users" + atLeast, formula: usable, style: st.outNum1},
 		calcInput{name: NameReplicas, label: "Replicas needed = target users ÷ planned load, rounded up", unit: "replicas" + atMost, formula: replicas, style: st.outInt},
 		calcInput{name: NameGPUs, label: units + " needed", unit: u + "s" + atMost, formula: "IFERROR(" + NameReplicas + "*" + NameGPUsPerReplica + `,"n/a")`, style: st.outInt},
 		calcInput{name: NameCostPerMonthUSD, label: "Cost per month", unit: fmt.Sprintf("USD (%d h)%s", hoursPerMonth, atMost), formula: costFormula, style: st.outUSD},
 	)
+	return append(rows, energyOut...)
+}
+
+// energyRows are the calculator's energy rows when the plan prices power
+// (report.power_usd_per_kwh) and the analysis measured the GPUs' energy at capacity:
+// inputs for the power per device at capacity (W, the scraped GPUs' mean) and the
+// price per kWh, and the energy cost per month = devices needed × W ÷ 1000 × hours per
+// month × price, as the what-if rows' energy / month. Both nil otherwise.
+func energyRows(a *analysis.Analysis, st styles, u, atMost string) (in, out []calcInput) {
+	e, price := a.Overall.Energy, a.Plan.Report.PowerUSDPerKWh
+	if e == nil || e.GPUs <= 0 || !(e.PowerW > 0) || !(price > 0) {
+		return nil, nil
+	}
+	in = []calcInput{
+		{name: NamePowerPerGPUW, label: "Power per " + u + " at capacity (measured by the GPU exporter)", unit: "W", value: e.PowerW / float64(e.GPUs),
+			style: st.inNum1, valid: &validation{0.0, 1e5, false, "Power per " + u + ": 0 to 100,000 W."}},
+		{name: NamePowerUSDPerKWh, label: "Power price (report.power_usd_per_kwh)", unit: "USD per kWh", value: price,
+			style: st.inUSD, valid: &validation{0.0, 1e3, false, "Power price: 0 to 1,000 USD per kWh."}},
+	}
+	formula := fmt.Sprintf(`IF(%s>0,IFERROR(%s*%s/1000*%d*%s,"n/a"),"—")`, NamePowerUSDPerKWh, NameGPUs, NamePowerPerGPUW, hoursPerMonth, NamePowerUSDPerKWh)
+	out = []calcInput{{name: NameEnergyCostPerMonthUSD, label: "Energy cost per month = " + u + "s × power × hours × price",
+		unit: fmt.Sprintf("USD (%d h)%s", hoursPerMonth, atMost), formula: formula, style: st.outUSD}}
+	return in, out
 }
 
 // usersRows are the calculator's users-per-replica rows: for users measured by a users

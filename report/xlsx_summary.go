@@ -32,6 +32,7 @@ func writeSummarySheet(f *excelize.File, st styles, in *input, texts formulaText
 	_ = f.SetColWidth(sh, "C", "C", 22)
 	_ = f.SetColWidth(sh, "D", "I", 14)
 	_ = f.SetColWidth(sh, "J", "J", 30) // the what-if table's price source, wrapped
+	_ = f.SetColWidth(sh, "K", "L", 14)
 	if err := set("A1", title(a), st.title); err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
@@ -225,6 +226,10 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 	u := unitNoun(in.a)
 	hdr := []any{u, "basis", "users per replica", "target users", "replicas", u + "s", "cost per month (USD)", "USD per M output tokens",
 		"USD per " + u + "-hour", "price"}
+	energy := hasEnergyCost(ws)
+	if energy {
+		hdr = append(hdr, "energy per month (USD)", "energy USD per M output tokens")
+	}
 	if err := f.SetSheetRow(sh, cellName(1, r, false), &hdr); err != nil {
 		return err
 	}
@@ -234,13 +239,21 @@ func writeWhatIfTable(f *excelize.File, st styles, in *input, r int) error {
 		r++
 		row := []any{w.GPU, basisText(in.a, w), wholeUsers(w.UsersPerReplica), w.TargetUsers, w.Replicas, w.GPUs, priceCell(w.CostPerMonthUSD),
 			priceCell(w.CostPerMOutputUSD), priceCell(w.GPUHourUSD), priceSource(w)}
+		if energy {
+			row = append(row, priceCell(w.EnergyCostPerMonthUSD), priceCell(w.EnergyCostPerMOutputUSD))
+		}
 		if err := f.SetSheetRow(sh, cellName(1, r, false), &row); err != nil {
 			return err
 		}
 		_ = f.SetCellStyle(sh, cellName(3, r, false), cellName(6, r, false), st.int0)
 		_ = f.SetCellStyle(sh, cellName(7, r, false), cellName(7, r, false), st.usd)
-		_ = f.SetCellStyle(sh, cellName(8, r, false), cellName(9, r, false), st.usd2)
+		_ = f.SetCellStyle(sh, cellName(8, r, false), cellName(8, r, false), st.usdSmall)
+		_ = f.SetCellStyle(sh, cellName(9, r, false), cellName(9, r, false), st.usd2)
 		_ = f.SetCellStyle(sh, cellName(10, r, false), cellName(10, r, false), st.wrap)
+		if energy {
+			_ = f.SetCellStyle(sh, cellName(11, r, false), cellName(11, r, false), st.usd)
+			_ = f.SetCellStyle(sh, cellName(12, r, false), cellName(12, r, false), st.usdSmall)
+		}
 	}
 	return nil
 }

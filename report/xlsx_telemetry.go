@@ -1,6 +1,8 @@
 package report
 
 import (
+	"math"
+
 	"github.com/xuri/excelize/v2"
 
 	"github.com/llmcap/llmcap/analysis"
@@ -35,13 +37,14 @@ func runHasPrefixCache(a *analysis.Analysis) bool {
 func telemetryColumns(st styles, a *analysis.Analysis) []sheetColumn {
 	var cols []sheetColumn
 	if runHasGPU(a) {
-		cols = append(cols, sheetColumn{"GPUs", st.int0, 6}, sheetColumn{"GPU utilisation", st.pctl, 11},
+		cols = append(cols, sheetColumn{"GPUs", st.int0, 6}, sheetColumn{"GPU utilisation", st.pct1, 11},
 			sheetColumn{"GPU memory used (MiB)", st.int0, 12}, sheetColumn{"GPU power (W)", st.num1, 11},
 			sheetColumn{"GPU energy (J)", st.num1, 12}, sheetColumn{"J per output token", st.num3, 11},
-			sheetColumn{"output tokens per J", st.num3, 11}, sheetColumn{"energy source", 0, 16})
+			sheetColumn{"output tokens per J", st.num3, 11}, sheetColumn{"energy source", 0, 16},
+			sheetColumn{"GPU energy window coverage", st.pct1, 12})
 	}
 	if runHasPrefixCache(a) {
-		cols = append(cols, sheetColumn{"prefix-cache hit rate", st.pctl, 12})
+		cols = append(cols, sheetColumn{"prefix-cache hit rate", st.pct1, 12})
 	}
 	return cols
 }
@@ -51,16 +54,20 @@ func telemetryCells(a *analysis.Analysis, s analysis.StepStats) []any {
 	var out []any
 	if runHasGPU(a) {
 		if g := s.GPU; g != nil {
-			out = append(out, g.GPUs, g.UtilizationMean, g.MemoryUsedMiBMax, g.PowerW, positive(g.EnergyJ),
-				positive(g.JoulesPerOutputToken), positive(g.OutputTokensPerJoule), string(g.EnergySource))
+			var util any = fraction4(g.UtilizationMean)
+			if g.UtilizationUnavailable {
+				util = nil
+			}
+			out = append(out, g.GPUs, util, g.MemoryUsedMiBMax, g.PowerW, positive(g.EnergyJ),
+				positive(g.JoulesPerOutputToken), positive(g.OutputTokensPerJoule), string(g.EnergySource), positive(g.EnergyCoverage))
 		} else {
-			out = append(out, nil, nil, nil, nil, nil, nil, nil, nil)
+			out = append(out, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 		}
 	}
 	if runHasPrefixCache(a) {
 		var hit any
 		if s.Server != nil && s.Server.PrefixCache != nil {
-			hit = s.Server.PrefixCache.HitRate
+			hit = fraction4(s.Server.PrefixCache.HitRate)
 		}
 		out = append(out, hit)
 	}
@@ -78,7 +85,7 @@ func writeGPUsSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
 		return err
 	}
 	cols := []sheetColumn{{"segment", 0, 16}, {"step", 0, 6}, {"load (" + loadName(a) + ")", loadStyle(st, a), 12},
-		{"gpu", 0, 5}, {"UUID", 0, 42}, {"model", 0, 24}, {"host", 0, 16}, {"utilisation", st.pctl, 11},
+		{"gpu", 0, 5}, {"UUID", 0, 42}, {"model", 0, 24}, {"host", 0, 16}, {"utilisation", st.pct1, 11},
 		{"memory used peak (MiB)", st.int0, 12}, {"power (W)", st.num1, 10}, {"energy (J)", st.num1, 12}, {"energy source", 0, 16}}
 	var rows [][]any
 	for _, seg := range allSegments(a) {
@@ -87,10 +94,19 @@ func writeGPUsSheet(f *excelize.File, st styles, a *analysis.Analysis) error {
 				continue
 			}
 			for _, d := range s.GPU.PerGPU {
+				var util any = fraction4(d.UtilizationMean)
+				if d.MIG {
+					util = nil // dcgm-exporter reports 0 for MIG instances
+				}
 				rows = append(rows, []any{seg.Segment, stepNumber(s.Step), s.Load, d.GPU, d.UUID, d.Model, d.Hostname,
-					d.UtilizationMean, d.MemoryUsedMiBMax, d.PowerW, positive(d.EnergyJ), string(d.EnergySource)})
+					util, d.MemoryUsedMiBMax, d.PowerW, positive(d.EnergyJ), string(d.EnergySource)})
 			}
 		}
 	}
 	return writeTable(f, SheetGPUs, "GPUsTable", cols, rows)
 }
+
+// fraction4 is a share (0..1) that comes from averaging rounded to 4 decimals (0.01 %):
+// a mean of scrapes such as 0.93999999999 stored as 0.94, not shown as 93.9999999999%
+// by a sheet that prints its full precision.
+func fraction4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
