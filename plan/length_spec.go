@@ -22,10 +22,7 @@ func ParseLengthSpec(s string) (Dist, error) {
 	if strings.Contains(s, ":") {
 		return ParseDist(s)
 	}
-	meanText, sdText, spread := strings.Cut(s, "±")
-	if !spread {
-		meanText, sdText, spread = strings.Cut(s, "+-")
-	}
+	meanText, sdText, spread := cutSpread(s)
 	mean, err := strconv.ParseFloat(strings.TrimSpace(meanText), 64)
 	if err != nil || mean < 1 || mean != math.Trunc(mean) || mean > MaxTokens {
 		return Dist{}, fmt.Errorf("%q: the mean must be a whole number of tokens from 1 to %d", s, int(MaxTokens))
@@ -59,4 +56,14 @@ func (d Dist) OverrideValue() map[string]any {
 		}
 	}
 	return m
+}
+
+// cutSpread splits a short form "mean±sd" (or "mean+-sd") into its mean and sd texts;
+// spread is false when s has neither separator (s is then the mean).
+func cutSpread(s string) (meanText, sdText string, spread bool) {
+	meanText, sdText, spread = strings.Cut(s, "±")
+	if !spread {
+		meanText, sdText, spread = strings.Cut(s, "+-")
+	}
+	return meanText, sdText, spread
 }

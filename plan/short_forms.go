@@ -106,10 +106,7 @@ func parseSeconds(s string) (Dist, error) {
 	if strings.Contains(s, ":") {
 		return ParseDist(s)
 	}
-	meanText, sdText, spread := strings.Cut(s, "±")
-	if !spread {
-		meanText, sdText, spread = strings.Cut(s, "+-")
-	}
+	meanText, sdText, spread := cutSpread(s)
 	mean, err := strconv.ParseFloat(strings.TrimSpace(meanText), 64)
 	if err != nil || mean < 0 || math.IsInf(mean, 0) {
 		return Dist{}, fmt.Errorf("%q: %s", s, want)
