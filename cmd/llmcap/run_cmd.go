@@ -284,16 +284,20 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 	case errors.Is(err, sweep.ErrInterrupted) || (err != nil && ctx.Err() != nil):
 		return &exitError{code: exitInterrupt, err: interruptedSweep(cmd.Name(), dir, g.v.GetString("config"))}
 	case err != nil:
-		return sweepError(err)
+		return sweepError(err, dir)
 	}
 	return nil
 }
 
-// sweepError is the error of a failed sweep, labelled "sweep": sweep.Run's own errors
-// are; a failed preflight (*sweep.PreflightError) names only the target, so it gets the
-// label here.
-func sweepError(err error) error {
+// sweepError is the error of a failed sweep of dir, labelled "sweep": sweep.Run's own
+// errors are; a failed preflight (*sweep.PreflightError) names only the target, so it
+// gets the label here, and says that dir (named by the "sweep starting" line) is gone
+// when sweep.Run removed it.
+func sweepError(err error, dir string) error {
 	if pe := (*sweep.PreflightError)(nil); errors.As(err, &pe) {
+		if _, statErr := os.Stat(dir); errors.Is(statErr, os.ErrNotExist) {
+			return fmt.Errorf("sweep: %w (%s removed: the preflight failed)", err, dir)
+		}
 		return fmt.Errorf("sweep: %w", err)
 	}
 	return err
