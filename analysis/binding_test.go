@@ -24,7 +24,7 @@ func TestNoBindingConstraintIsSaidSo(t *testing.T) {
 	var b bytes.Buffer
 	printSegment(&b, &SegmentAnalysis{Segment: "s", Capacity: atLeast}, "concurrency", "")
 	out := b.String()
-	want := "Capacity: max concurrency 8.0, no limit reached within the ladder, no bottleneck;"
+	want := "Capacity: max concurrency 8, no limit reached within the ladder, no bottleneck;"
 	if strings.Contains(out, "bound by -") || strings.Contains(out, "at_least") || !strings.Contains(out, want) ||
 		!strings.Contains(out, "\n  At least 8 requests in flight: no load tested broke the SLA") {
 		t.Errorf("capacity line:\n%s\nwant %q and the certainty in words", out, want)
@@ -33,7 +33,7 @@ func TestNoBindingConstraintIsSaidSo(t *testing.T) {
 	bound := atLeast
 	bound.Method, bound.LimitingConstraint, bound.OpenEnded = MethodMeasured, "ttft p95 ≤ 500 ms", false
 	printSegment(&b, &SegmentAnalysis{Segment: "s", Capacity: bound}, "concurrency", "")
-	if !strings.Contains(b.String(), "max concurrency 8.0, bound by ttft p95 ≤ 500 ms,") || strings.Contains(b.String(), "(measured)") {
+	if !strings.Contains(b.String(), "max concurrency 8, bound by ttft p95 ≤ 500 ms,") || strings.Contains(b.String(), "(measured)") {
 		t.Errorf("capacity line:\n%s\nwant \"bound by ttft p95 ≤ 500 ms\"", b.String())
 	}
 }

@@ -98,10 +98,10 @@ func printSegment(w io.Writer, sa *SegmentAnalysis, schedule, thinkDist string) 
 		}
 	}
 	c := sa.Capacity
-	what := fmt.Sprintf("max concurrency %.1f", c.MaxConcurrencyWithinSLA)
+	what := "max concurrency " + loadWords(c.MaxConcurrencyWithinSLA) // whole loads without decimals
 	switch {
 	case c.UsersSource == UsersMeasured:
-		what = fmt.Sprintf("max users %.1f", c.UsersWithThinkTime)
+		what = "max users " + loadWords(c.UsersWithThinkTime)
 	case c.MaxRateWithinSLA > 0:
 		what = fmt.Sprintf("max rate %.2f req/s", c.MaxRateWithinSLA)
 	}

@@ -162,7 +162,7 @@ func TestUsersLadderCapacityIsMeasured(t *testing.T) {
 	if err := PrintSummary(&out, a); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"  users  reqs", fmt.Sprintf("Capacity: max users %.1f", c.UsersWithThinkTime),
+	for _, want := range []string{"  users  reqs", fmt.Sprintf("Capacity: max users %s,", loadWords(c.UsersWithThinkTime)),
 		fmt.Sprintf("(%d users measured, 0.2 s exponential think time)", c.Users)} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, out.String())

@@ -14,6 +14,22 @@ import (
 // file, CI): longer lines are wrapped at word boundaries (Wrap).
 const ConsoleWidth = 160
 
+// MinWrapWidth is the narrowest a terminal's width is taken for wrapping (WrapWidth):
+// below it the terminal breaks the lines itself.
+const MinWrapWidth = 60
+
+// WrapWidth is the width to wrap text written to w at: a terminal's columns (at least
+// MinWrapWidth, at most ConsoleWidth) when w is an *os.File on a terminal whose size is
+// known, else ConsoleWidth.
+func WrapWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return min(max(cols, MinWrapWidth), ConsoleWidth)
+		}
+	}
+	return ConsoleWidth
+}
+
 // consoleIndent starts the continuation lines of a wrapped console line.
 const consoleIndent = "    "
 

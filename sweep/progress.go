@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
 	"github.com/llmcap/llmcap/sla"
 
@@ -24,7 +26,7 @@ type progress struct {
 	bar    *progressbar.ProgressBar
 	con    *Console
 	mu     sync.Mutex
-	st     string // "segment step i/n c=N"
+	st     stepLabel
 	phase  string
 	note   string // e.g. "stopped early: error rate 100%"; cleared by beginStep
 	done   int
@@ -47,19 +49,46 @@ func newProgress(w io.Writer, steps int) *progress {
 		return nil
 	}
 	p := &progress{stop: make(chan struct{}), con: con}
-	p.bar = progressbar.NewOptions(steps, progressbar.OptionSetWriter(con.w),
-		progressbar.OptionShowCount(), progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionSetPredictTime(false), progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionShowDescriptionAtLineEnd(), progressbar.OptionSetWidth(20))
+	p.bar = newBar(con.w, steps, con.width, 200*time.Millisecond)
 	con.attach(p)
 	p.wg.Add(1)
 	go p.refresh()
 	return p
 }
 
-// progressBarColumns is about how many columns the bar takes before its description
-// ("  12% |████████████████████| (1/8) [12s] ").
-const progressBarColumns = 45
+// narrowColumns: a terminal narrower than this gets the narrow bar (barWidth) and no
+// step count on it (the description starts with the step, "1/3").
+const narrowColumns = 100
+
+// barWidth is the bar's own width in a terminal of cols columns (0: unknown).
+func barWidth(cols int) int {
+	if cols > 0 && cols < narrowColumns {
+		return 10
+	}
+	return 20
+}
+
+// barColumns is about how many columns the bar takes around its description in a
+// terminal of cols columns: "  12% |" (7), the bar, "| (12/16) [1m23s] " (18; 10
+// without the count), and a trailing space.
+func barColumns(cols int) int {
+	if cols > 0 && cols < narrowColumns {
+		return 7 + barWidth(cols) + 10 + 1
+	}
+	return 7 + barWidth(cols) + 18 + 1
+}
+
+// newBar is the bar over steps steps on w, sized for a terminal of cols columns.
+func newBar(w io.Writer, steps, cols int, throttle time.Duration) *progressbar.ProgressBar {
+	opts := []progressbar.Option{progressbar.OptionSetWriter(w),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetPredictTime(false), progressbar.OptionThrottle(throttle),
+		progressbar.OptionShowDescriptionAtLineEnd(), progressbar.OptionSetWidth(barWidth(cols))}
+	if cols == 0 || cols >= narrowColumns {
+		opts = append(opts, progressbar.OptionShowCount())
+	}
+	return progressbar.NewOptions(steps, opts...)
+}
 
 func (p *progress) refresh() {
 	defer p.wg.Done()
@@ -77,20 +106,61 @@ func (p *progress) refresh() {
 }
 
 func (p *progress) describe() string {
+	cols := 0
+	if p.con != nil {
+		cols = p.con.width
+	}
+	return p.describeFor(cols)
+}
+
+// describeFor is the description for a terminal of cols columns (0: unknown). The wide
+// form, "default step 1/3 concurrency=1 warm-up | done 12 | TTFT p50 20 ms p95 29 ms |
+// errors 0", when it fits beside the bar; else the compact form, "1/3 c=1 warm-up done 12
+// TTFT p95 29ms err 0 default", keeping the figures that fit in the order step, load,
+// done, TTFT, errors, phase, note, segment. Always one line: a wrapped bar cannot be
+// cleared.
+func (p *progress) describeFor(cols int) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	v := slices.Clone(p.ttft)
 	slices.Sort(v)
+	p50, p95 := liveMs(v, 0.50), liveMs(v, 0.95)
 	line := fmt.Sprintf("%s %s | done %d | TTFT p50 %s p95 %s | errors %d",
-		p.st, p.phase, p.done, liveMs(v, 0.50), liveMs(v, 0.95), p.errors)
+		p.st.wide(), p.phase, p.done, p50, p95, p.errors)
 	if p.note != "" {
 		line += " | " + p.note
 	}
-	if p.con != nil && p.con.width > 0 && utf8.RuneCountInString(line) > p.con.width-progressBarColumns {
-		room := p.con.width - progressBarColumns
-		line = string([]rune(line)[:max(room-1, 0)]) + "…" // one line: a wrapped bar cannot be cleared
+	room := cols - barColumns(cols)
+	if cols <= 0 || utf8.RuneCountInString(line) <= room {
+		return line
 	}
-	return line
+	return compact(room, []string{p.st.short(), p.st.loadShort(), p.phase, fmt.Sprintf("done %d", p.done),
+		"TTFT p95 " + strings.ReplaceAll(p95, " ", ""), fmt.Sprintf("err %d", p.errors), p.note, p.st.segment},
+		[]int{0, 1, 3, 4, 5, 2, 6, 7})
+}
+
+// compact joins the fields that fit in room columns, taken in priority order (indexes
+// into fields) and printed in the fields' order; the first field is cut with "…" when
+// even it does not fit. Empty fields are left out.
+func compact(room int, fields []string, priority []int) string {
+	keep := make([]bool, len(fields))
+	used := -1 // the first field has no separating space
+	for _, i := range priority {
+		n := utf8.RuneCountInString(fields[i])
+		if n > 0 && used+1+n <= room {
+			keep[i], used = true, used+1+n
+		}
+	}
+	var out []string
+	for i, f := range fields {
+		if keep[i] {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 && room > 0 {
+		return string([]rune(fields[0])[:max(room-1, 0)]) + "…"
+	}
+	return strings.Join(out, " ")
 }
 
 // liveMs is percentile q of the sorted TTFTs v as "12 ms", or "–" before any.
@@ -101,8 +171,50 @@ func liveMs(v []float64, q float64) string {
 	return fmt.Sprintf("%.0f ms", sla.Percentile(v, q))
 }
 
+// stepLabel names a step on the bar.
+type stepLabel struct {
+	segment  string
+	index    int // 1-based
+	total    int // the run's steps; 0 in a capacity search (it chooses the steps as it goes)
+	schedule string
+	load     float64
+}
+
+// short is "3/16", or "#3" in a capacity search.
+func (l stepLabel) short() string {
+	if l.total == 0 {
+		return fmt.Sprintf("#%d", l.index)
+	}
+	return fmt.Sprintf("%d/%d", l.index, l.total)
+}
+
+// of numbers the step for the console: "3/16", or "3 (capacity search)".
+func (l stepLabel) of() string {
+	if l.total == 0 {
+		return fmt.Sprintf("%d (capacity search)", l.index)
+	}
+	return l.short()
+}
+
+// wide is "default step 3/16 concurrency=8".
+func (l stepLabel) wide() string {
+	return fmt.Sprintf("%s step %s %s=%g", l.segment, l.of(), l.schedule, l.load)
+}
+
+// loadShort is the load in few columns: "c=8", "u=200", "rate=2.5".
+func (l stepLabel) loadShort() string {
+	name := l.schedule
+	switch l.schedule {
+	case plan.ScheduleConcurrency:
+		name = "c"
+	case plan.ScheduleUsers:
+		name = "u"
+	}
+	return fmt.Sprintf("%s=%g", name, l.load)
+}
+
 // beginStep shows a new step.
-func (p *progress) beginStep(desc string) {
+func (p *progress) beginStep(desc stepLabel) {
 	if p == nil {
 		return
 	}

@@ -21,13 +21,13 @@ func TestProgressQuietAndDescription(t *testing.T) {
 		t.Fatal("progress display on a regular file (not a terminal)")
 	}
 	var p *progress // nil: every method is a no-op
-	p.beginStep("x")
+	p.beginStep(stepLabel{segment: "x"})
 	p.observe(&rundir.Record{})
 	p.endStep()
 	p.close()
 
 	p = &progress{}
-	p.beginStep("short step 2/5 concurrency=8")
+	p.beginStep(stepLabel{segment: "short", index: 2, total: 5, schedule: "concurrency", load: 8})
 	for _, ms := range []float64{10, 20, 30} {
 		v := ms
 		p.observe(&rundir.Record{Status: rundir.StatusOK, TTFTMs: &v})

@@ -76,7 +76,7 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 			rn.meta.Warnings = appendNew(rn.meta.Warnings, n)
 		}
 	}
-	rn.progress.beginStep(fmt.Sprintf("%s step %s %s=%g", st.Segment, rn.stepOf(st), st.Schedule, st.Load()))
+	rn.progress.beginStep(rn.labelOf(st))
 	rn.log.Debug("step start", "step", st.Index+1, "segment", st.Segment, "schedule", st.Schedule, "load", st.Load())
 	s := newStepRun(rn, st, wl, trace)
 	sum, results, runErr := s.run(ctx)
@@ -148,11 +148,15 @@ func logSample(results []stepResult) sla.Sample {
 
 // stepOf numbers a step for the console: "3/16", or "3 (capacity search)" when a
 // search chooses the steps as it goes.
-func (rn *runner) stepOf(st plan.Step) string {
+func (rn *runner) stepOf(st plan.Step) string { return rn.labelOf(st).of() }
+
+// labelOf names a step on the progress bar.
+func (rn *runner) labelOf(st plan.Step) stepLabel {
+	l := stepLabel{segment: st.Segment, index: st.Index + 1, total: len(rn.meta.Steps), schedule: st.Schedule, load: st.Load()}
 	if rn.plan.Ladder.Search != nil {
-		return fmt.Sprintf("%d (capacity search)", st.Index+1)
+		l.total = 0
 	}
-	return fmt.Sprintf("%d/%d", st.Index+1, len(rn.meta.Steps))
+	return l
 }
 
 // msText renders statistic stat of a latency summary in ms for the log: "–" when the

@@ -29,7 +29,7 @@ func TestRunUnreachableTargetFailsFast(t *testing.T) {
 	ln.Close()
 	dir := filepath.Join(t.TempDir(), "run")
 	r := llmcap(t, nil, "run", "-c", tinyPlan(t), "-o", dir, "--set", "target.url="+url, "--set", "target.model=m")
-	want := "llmcap: sweep: cannot reach target " + url + ": connection refused\n"
+	want := "llmcap: sweep: cannot reach target " + url + ": connection refused (" + dir + " removed: the preflight failed)\n"
 	if r.code == 0 || !strings.HasSuffix(r.stderr, want) {
 		t.Fatalf("exit %d, stderr %q, want it to end %q", r.code, r.stderr, want)
 	}

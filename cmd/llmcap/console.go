@@ -72,15 +72,17 @@ func (g *globals) progressWriter() io.Writer {
 type quietOut struct{ io.Writer }
 
 // printSummary writes a's console summary to w (analysis.PrintSummary), or under
-// --quiet (w a *quietOut) its one-sentence answer alone; lines longer than
-// sweep.ConsoleWidth columns are wrapped at word boundaries.
+// --quiet (w a *quietOut) its one-sentence answer alone; lines are wrapped at word
+// boundaries at sweep.WrapWidth: a terminal's width, else sweep.ConsoleWidth columns.
 func printSummary(w io.Writer, a *analysis.Analysis) error {
 	var b strings.Builder
-	if _, ok := w.(*quietOut); ok {
+	out := w
+	if q, ok := w.(*quietOut); ok {
 		fmt.Fprintf(&b, "Answer: %s\n", a.Answer)
+		out = q.Writer
 	} else if err := analysis.PrintSummary(&b, a); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, sweep.Wrap(b.String(), sweep.ConsoleWidth))
+	_, err := io.WriteString(w, sweep.Wrap(b.String(), sweep.WrapWidth(out)))
 	return err
 }

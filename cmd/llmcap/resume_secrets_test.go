@@ -53,11 +53,11 @@ func TestResumeOfAPlanWithSecretsNeedsThePlanFile(t *testing.T) {
 		t.Errorf("resume with -c: exit %d\n%s", r.code, r.stderr)
 	}
 
-	msg := interruptedSweep(dir, "plans/sec ret.yaml").Error()
+	msg := interruptedSweep("sweep", dir, "plans/sec ret.yaml").Error()
 	if want := "resume with: llmcap sweep --resume " + shellQuote(dir) + " -c 'plans/sec ret.yaml' (the original plan file"; !strings.Contains(msg, want) {
 		t.Errorf("Ctrl-C message %q lacks %q", msg, want)
 	}
-	if msg := interruptedSweep(dir, "").Error(); !strings.Contains(msg, " -c PLAN (the original plan file") {
+	if msg := interruptedSweep("sweep", dir, "").Error(); !strings.Contains(msg, " -c PLAN (the original plan file") {
 		t.Errorf("Ctrl-C message without a known plan file: %q", msg)
 	}
 
@@ -65,7 +65,7 @@ func TestResumeOfAPlanWithSecretsNeedsThePlanFile(t *testing.T) {
 	if r := llmcap(t, nil, "sweep", "-c", tinyPlan(t), "-o", plain); r.code != 0 {
 		t.Fatalf("sweep: exit %d\n%s", r.code, r.stderr)
 	}
-	if msg := interruptedSweep(plain, "x.yaml").Error(); strings.Contains(msg, "-c") || !strings.HasSuffix(msg, "llmcap sweep --resume "+shellQuote(plain)) {
+	if msg := interruptedSweep("sweep", plain, "x.yaml").Error(); strings.Contains(msg, "-c") || !strings.HasSuffix(msg, "llmcap sweep --resume "+shellQuote(plain)) {
 		t.Errorf("Ctrl-C message of a run without secrets: %q", msg)
 	}
 	if r := llmcap(t, nil, "sweep", "--resume", plain); r.code != 0 {

@@ -39,28 +39,36 @@ func (f *sweepFlags) register(cmd *cobra.Command) {
 
 func newRunCmd(g *globals) *cobra.Command {
 	var sf sweepFlags
+	var resume string
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Sweep, analyse and report in one go (the main job)",
 		Long: `run loads the plan, drives every step against the target (writing the run directory),
-analyses it (analysis.json, a console summary) and renders the report formats.`,
-		Example: "  llmcap run -c configs/demo.yaml\n  llmcap run -c configs/vllm.yaml -o runs/vllm-h100",
-		Args:    cobra.NoArgs,
+analyses it (analysis.json, a console summary) and renders the report formats.
+With --resume DIR it continues an interrupted run (as llmcap sweep --resume), then
+analyses and reports it.`,
+		Example: "  llmcap run -c configs/demo.yaml\n  llmcap run -c configs/vllm.yaml -o runs/vllm-h100\n" +
+			"  llmcap run --resume runs/demo     # continue an interrupted run, then analyse and report",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := g.loadPlan()
+			p, err := g.sweepPlan(cmd, resume, sf.forceResume)
 			if err != nil {
 				return err
 			}
 			if !p.SLA.HasLatencySLA() {
 				return fmt.Errorf("%s: %s", g.v.GetString("config"), noSLA)
 			}
-			dir := g.outDir(p)
-			if err := g.sweep(cmd, p, dir, false, sf); err != nil {
+			dir := resume
+			if dir == "" {
+				dir = g.outDir(p)
+			}
+			if err := g.sweep(cmd, p, dir, resume != "", sf); err != nil {
 				return err
 			}
 			return analyzeAndReport(cmd.Context(), cmd.OutOrStdout(), dir, p.Report.Formats)
 		},
 	}
+	sf.registerResume(cmd, &resume)
 	sf.register(cmd)
 	return cmd
 }
@@ -75,17 +83,8 @@ func newSweepCmd(g *globals) *cobra.Command {
   llmcap sweep --resume runs/demo     # continue an interrupted run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var p *plan.Plan
-			var err error
+			p, err := g.sweepPlan(cmd, resume, sf.forceResume)
 			dir := resume
-			switch {
-			case resume != "" && g.v.GetString("config") == "" && len(g.set) == 0 && !g.flags.given():
-				p, err = storedPlanToResume(resume)
-			case resume != "":
-				p, err = g.resumePlan(resume, sf.forceResume)
-			default:
-				p, err = g.loadPlan()
-			}
 			if err != nil {
 				return err
 			}
@@ -102,13 +101,31 @@ func newSweepCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&resume, "resume", "", "continue the interrupted run in this directory with the plan stored "+
-		"in its run.json (a plan whose secrets run.json masks needs -c with the original plan file); with -c, the file's "+
-		"plan is used only when it equals the run's but for target.url, the API key, the metrics endpoints and the timeouts")
-	cmd.Flags().BoolVar(&sf.forceResume, "force", false, "with --resume and -c: resume even when the plan differs from "+
-		"the run's in other fields (same steps only); the run then mixes measurements of both plans")
+	sf.registerResume(cmd, &resume)
 	sf.register(cmd)
 	return cmd
+}
+
+// registerResume adds --resume (into resume) and --force, shared by `run` and `sweep`.
+func (f *sweepFlags) registerResume(cmd *cobra.Command, resume *string) {
+	cmd.Flags().StringVar(resume, "resume", "", "continue the interrupted run in this directory with the plan stored "+
+		"in its run.json (a plan whose secrets run.json masks needs -c with the original plan file); with -c, the file's "+
+		"plan is used only when it equals the run's but for target.url, the API key, the metrics endpoints and the timeouts")
+	cmd.Flags().BoolVar(&f.forceResume, "force", false, "with --resume and -c: resume even when the plan differs from "+
+		"the run's in other fields (same steps only); the run then mixes measurements of both plans")
+}
+
+// sweepPlan is the plan cmd (run or sweep) sweeps: with --resume dir, the run's stored
+// plan (storedPlanToResume) or, given -c, --set or one-off flags, resumePlan's; else
+// the loaded plan.
+func (g *globals) sweepPlan(cmd *cobra.Command, resume string, force bool) (*plan.Plan, error) {
+	switch {
+	case resume != "" && g.v.GetString("config") == "" && len(g.set) == 0 && !g.flags.given():
+		return storedPlanToResume(cmd.Name(), resume)
+	case resume != "":
+		return g.resumePlan(cmd.Name(), resume, force)
+	}
+	return g.loadPlan()
 }
 
 // resumePlan is the plan for --resume dir given -c and/or --set: -c's plan, or the run's
@@ -117,7 +134,7 @@ func newSweepCmd(g *globals) *cobra.Command {
 // the target) and it differs from the stored plan only in what a resume may change
 // (rundir.CheckResume: force accepts other differences); otherwise it is refused,
 // saying why.
-func (g *globals) resumePlan(dir string, force bool) (*plan.Plan, error) {
+func (g *globals) resumePlan(command, dir string, force bool) (*plan.Plan, error) {
 	stored, masked, err := planFromRun(dir)
 	if err != nil {
 		return nil, err
@@ -127,7 +144,7 @@ func (g *globals) resumePlan(dir string, force bool) (*plan.Plan, error) {
 	if g.v.GetString("config") == "" {
 		src, drop = "--set", "--set"
 		if p, err = g.storedPlanWithSet(dir, stored); err == nil {
-			err = refuseMasked(dir, p.StillMasked(masked))
+			err = refuseMasked(command, dir, p.StillMasked(masked))
 		}
 	} else {
 		p, err = g.loadPlan()
@@ -207,14 +224,15 @@ func planFromRun(dir string) (p *plan.Plan, masked []string, err error) {
 	return p, meta.RedactedFields, nil
 }
 
-// storedPlanToResume is the plan stored in dir/run.json for `sweep --resume dir`
-// without -c or --set; refused when it holds masked secrets (refuseMasked).
-func storedPlanToResume(dir string) (*plan.Plan, error) {
+// storedPlanToResume is the plan stored in dir/run.json for `command --resume dir`
+// (command: run or sweep) without -c or --set; refused when it holds masked secrets
+// (refuseMasked).
+func storedPlanToResume(command, dir string) (*plan.Plan, error) {
 	p, masked, err := planFromRun(dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseMasked(dir, p.StillMasked(masked)); err != nil {
+	if err := refuseMasked(command, dir, p.StillMasked(masked)); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -222,14 +240,15 @@ func storedPlanToResume(dir string) (*plan.Plan, error) {
 
 // refuseMasked is the refusal to resume dir with a plan whose fields still hold the
 // mask where run.json masked a secret (a password, a key: the target would get the
-// word REDACTED); nil when there are none.
-func refuseMasked(dir string, fields []string) error {
+// word REDACTED); nil when there are none. command (run or sweep) is the command the
+// advice names.
+func refuseMasked(command, dir string, fields []string) error {
 	if len(fields) == 0 {
 		return nil
 	}
 	return fmt.Errorf("--resume %s: %s keeps the plan with its secrets masked (in %s), so the target would get %q "+
-		"for them; pass the original plan file: llmcap sweep --resume %s -c PLAN",
-		dir, filepath.Join(dir, rundir.FileRun), strings.Join(fields, ", "), plan.RedactedMask, shellQuote(dir))
+		"for them; pass the original plan file: llmcap %s --resume %s -c PLAN",
+		dir, filepath.Join(dir, rundir.FileRun), strings.Join(fields, ", "), plan.RedactedMask, command, shellQuote(dir))
 }
 
 // sweep runs sweep.Run with Ctrl-C handling, optional CPU profiling and Nsight capture.
@@ -263,18 +282,22 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 	err := sweep.Run(ctx, p, opts)
 	switch {
 	case errors.Is(err, sweep.ErrInterrupted) || (err != nil && ctx.Err() != nil):
-		return &exitError{code: exitInterrupt, err: interruptedSweep(dir, g.v.GetString("config"))}
+		return &exitError{code: exitInterrupt, err: interruptedSweep(cmd.Name(), dir, g.v.GetString("config"))}
 	case err != nil:
-		return sweepError(err)
+		return sweepError(err, dir)
 	}
 	return nil
 }
 
-// sweepError is the error of a failed sweep, labelled "sweep": sweep.Run's own errors
-// are; a failed preflight (*sweep.PreflightError) names only the target, so it gets the
-// label here.
-func sweepError(err error) error {
+// sweepError is the error of a failed sweep of dir, labelled "sweep": sweep.Run's own
+// errors are; a failed preflight (*sweep.PreflightError) names only the target, so it
+// gets the label here, and says that dir (named by the "sweep starting" line) is gone
+// when sweep.Run removed it.
+func sweepError(err error, dir string) error {
 	if pe := (*sweep.PreflightError)(nil); errors.As(err, &pe) {
+		if _, statErr := os.Stat(dir); errors.Is(statErr, os.ErrNotExist) {
+			return fmt.Errorf("sweep: %w (%s removed: the preflight failed)", err, dir)
+		}
 		return fmt.Errorf("sweep: %w", err)
 	}
 	return err
@@ -284,9 +307,9 @@ func sweepError(err error) error {
 // are and how to resume; when no step completed, how many records the unfinished step
 // left (a resume runs it again), or that nothing was measured when there are none (a
 // Ctrl-C during the target's start or preflight). planPath is the -c plan file (for
-// resumeCommand).
-func interruptedSweep(dir, planPath string) error {
-	resume := resumeCommand(dir, planPath)
+// resumeCommand); command (run or sweep) is the command interrupted, which resumes it.
+func interruptedSweep(command, dir, planPath string) error {
+	resume := resumeCommand(command, dir, planPath)
 	if completedSteps(dir) == 0 {
 		if n := recordCount(dir); n > 0 {
 			kept := plural(n, "record") + " are"
@@ -304,12 +327,13 @@ func interruptedSweep(dir, planPath string) error {
 		"resume with: %s", dir, resume)
 }
 
-// resumeCommand is the command that resumes dir: `llmcap sweep --resume DIR`, and
+// resumeCommand is the command that resumes dir: `llmcap sweep --resume DIR` (or
+// `llmcap run --resume DIR` when command is run: it also analyses and reports), and
 // `-c PLAN` (planPath, or the word PLAN when it is unknown) with a note when run.json
 // masks secrets of the plan (RunMeta.RedactedFields), which only the original plan
 // file holds.
-func resumeCommand(dir, planPath string) string {
-	cmd := "llmcap sweep --resume " + shellQuote(dir)
+func resumeCommand(command, dir, planPath string) string {
+	cmd := "llmcap " + command + " --resume " + shellQuote(dir)
 	meta, err := rundir.ReadMeta(dir)
 	if err != nil || len(meta.RedactedFields) == 0 {
 		return cmd

@@ -23,9 +23,13 @@ func TestSweepErrorLabel(t *testing.T) {
 		{errors.New("sweep step 3: write records.jsonl: disk full"), "sweep step 3: write records.jsonl: disk full"},
 		{errors.New("resume: decode run.json: EOF"), "resume: decode run.json: EOF"},
 	} {
-		got := sweepError(c.err)
+		got := sweepError(c.err, t.TempDir()) // the directory is still there
 		if got.Error() != c.want || !errors.Is(got, c.err) {
 			t.Errorf("sweepError(%q) = %q, want %q wrapping it", c.err, got, c.want)
 		}
+	}
+	gone := t.TempDir() + "/runs/x"
+	if got := sweepError(pe, gone).Error(); got != "sweep: sweeping failure: cannot reach target http://x/v1 ("+gone+" removed: the preflight failed)" {
+		t.Errorf("preflight failure, directory removed: %q", got)
 	}
 }
