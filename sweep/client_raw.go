@@ -316,7 +316,8 @@ func (rc *rawConn) readOneHead() (rawHead, error) {
 		return h, fmt.Errorf("%w status code %q", errRawMalformed, truncate(string(code), 100))
 	}
 	h.status = n
-	h.close = proto[7] == '0'
+	http10 := proto[7] == '0' // proto aliases the read buffer: read it before the next line
+	h.close = http10
 	for {
 		l, err := rc.line()
 		if err != nil {
@@ -331,6 +332,12 @@ func (rc *rawConn) readOneHead() (rawHead, error) {
 		if err := h.header(l); err != nil {
 			return h, err
 		}
+	}
+	if h.chunked && http10 {
+		// Transfer-Encoding is HTTP/1.1's: an HTTP/1.0 response carrying it has faulty
+		// framing (RFC 9112 §6.1). Read it as net/http does, by Content-Length or to
+		// EOF, and never reuse the connection.
+		h.chunked, h.close = false, true
 	}
 	if h.status == 204 || h.status == 304 || h.status < 200 {
 		h.chunked, h.length = false, 0
