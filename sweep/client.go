@@ -22,6 +22,7 @@ import (
 
 	"github.com/llmcap/llmcap/redact"
 	"github.com/llmcap/llmcap/rundir"
+	"golang.org/x/net/http/httpguts"
 )
 
 // ChatMessage is one OpenAI chat message.
@@ -145,8 +146,10 @@ type Client struct {
 	// names, sorted); headerErr is why one is invalid (every request fails with it).
 	headers   []headerField
 	headerErr error
-	// sessionHeader is ClientConfig.SessionHeader in canonical form.
-	sessionHeader string
+	// sessionHeader is ClientConfig.SessionHeader in canonical form; sessionHeaderErr
+	// is why it is no header name (every multi-turn request fails with it).
+	sessionHeader    string
+	sessionHeaderErr error
 	// idTag and idSeq make the X-Request-Id of a request whose record has none.
 	idTag string
 	idSeq atomic.Int64
@@ -201,6 +204,9 @@ func NewClient(cfg ClientConfig) *Client {
 	}
 	c.headers, c.headerErr = extraHeaders(cfg.Headers, cfg.SessionHeader)
 	c.sessionHeader = textproto.CanonicalMIMEHeaderKey(cfg.SessionHeader)
+	if c.sessionHeader != "" && !httpguts.ValidHeaderFieldName(c.sessionHeader) {
+		c.sessionHeaderErr = fmt.Errorf("session header %q: not a header name (an RFC 9110 token)", c.sessionHeader)
+	}
 	c.idTag = NewIDTag()
 	c.proxy = proxyFunc()
 	c.dialer = net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}

@@ -76,15 +76,16 @@ func (c *Client) wireIDs(requestID, sessionID string) wireIDs {
 }
 
 // checkWireIDs refuses a request the client cannot send as asked: an invalid extra
-// header, or an id or session header that would break the request head.
+// header or session header name (found once, when the client was made), or an id that
+// would break the request head.
 func (c *Client) checkWireIDs(ids wireIDs) error {
 	switch {
 	case c.headerErr != nil:
 		return c.headerErr
+	case ids.sessionName != "" && c.sessionHeaderErr != nil:
+		return c.sessionHeaderErr
 	case !httpguts.ValidHeaderFieldValue(ids.request):
 		return fmt.Errorf("request id %q is no header value", ids.request)
-	case ids.sessionName != "" && !httpguts.ValidHeaderFieldName(ids.sessionName):
-		return fmt.Errorf("session header %q: not a header name (an RFC 9110 token)", ids.sessionName)
 	case !httpguts.ValidHeaderFieldValue(ids.session):
 		return fmt.Errorf("session id %q is no header value", ids.session)
 	}

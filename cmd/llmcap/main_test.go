@@ -292,6 +292,25 @@ func TestRunTiny(t *testing.T) {
 	}
 }
 
+// interruptAfterFirstStep starts cmd (a sweep or run writing the run directory dir),
+// waits up to 60 s for its first finished step in steps.jsonl and sends it SIGINT.
+func interruptAfterFirstStep(t *testing.T, cmd *exec.Cmd, dir string) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, _ := os.ReadFile(filepath.Join(dir, "steps.jsonl")); bytes.Count(b, []byte("\n")) >= 1 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestSweepInterruptAndResume sends SIGINT mid-sweep, expects exit 130 with the resume
 // command, then resumes the run to completion.
 func TestSweepInterruptAndResume(t *testing.T) {
@@ -303,19 +322,7 @@ func TestSweepInterruptAndResume(t *testing.T) {
 	cmd.Dir = "../.."
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) { // wait for the first finished step
-		if b, _ := os.ReadFile(filepath.Join(dir, "steps.jsonl")); bytes.Count(b, []byte("\n")) >= 1 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
+	interruptAfterFirstStep(t, cmd, dir)
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {

@@ -8,9 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/llmcap/llmcap/rundir"
 )
@@ -56,19 +54,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 	cmd.Dir = "../.."
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) { // wait for the first finished step
-		if b, _ := os.ReadFile(filepath.Join(dir, "steps.jsonl")); bytes.Count(b, []byte("\n")) >= 1 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
+	interruptAfterFirstStep(t, cmd, dir)
 	var ee *exec.ExitError
 	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("interrupted run: %v, want exit 130\n%s", err, errb.String())
