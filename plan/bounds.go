@@ -78,6 +78,7 @@ var keyBounds = map[string]Bound{
 	"report.target_users":                     above(0),
 	"report.headroom":                         from(0).below(1),
 	"report.gpus_per_replica":                 from(0),
+	"report.xlsx_max_rows":                    from(0).upTo(MaxXLSXRows), // 0: the default
 }
 
 // distParams are the number keys of a Dist mapping, each bounded by checkDist.

@@ -440,7 +440,19 @@ type Report struct {
 	GPU string `mapstructure:"gpu" json:"gpu,omitempty" yaml:"gpu,omitempty"`
 	// WhatIfGPUs are catalog GPUs to project capacity to by roofline scaling.
 	WhatIfGPUs []string `mapstructure:"what_if_gpus" json:"what_if_gpus,omitempty" yaml:"what_if_gpus,omitempty"`
+	// XLSXMaxRows is the most request rows the workbook (report.xlsx) holds (0: the
+	// default, DefaultXLSXMaxRows; at most MaxXLSXRows). A run with more requests keeps
+	// every k-th request of each step there and says so; records.csv has every row.
+	XLSXMaxRows int `mapstructure:"xlsx_max_rows" json:"xlsx_max_rows,omitempty" yaml:"xlsx_max_rows,omitempty"`
 }
+
+// DefaultXLSXMaxRows is Report.XLSXMaxRows's default: a workbook of this many request
+// rows opens in a few seconds in Excel or LibreOffice.
+const DefaultXLSXMaxRows = 100_000
+
+// MaxXLSXRows is Report.XLSXMaxRows's largest value: Excel's 1,048,576 rows per sheet
+// less the Requests sheet's note and header rows.
+const MaxXLSXRows = 1_048_576 - 2
 
 // Schedules of a step.
 const (

@@ -217,6 +217,9 @@ func (p *Plan) checkReport(ps *problems) {
 		ps.add("report.headroom", r.Headroom, "must be >= 0 and < 1 (a spare-capacity fraction)")
 	}
 	nonNegInt(ps, "report.gpus_per_replica", r.GPUsPerReplica)
+	if r.XLSXMaxRows < 0 || r.XLSXMaxRows > MaxXLSXRows {
+		ps.add("report.xlsx_max_rows", r.XLSXMaxRows, "must be >= 0 and <= %d (Excel's rows per sheet less the note and header; 0: %d)", MaxXLSXRows, DefaultXLSXMaxRows)
+	}
 	p.checkWhatIfGPUs(ps)
 }
 
