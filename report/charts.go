@@ -102,8 +102,9 @@ func chartSpecs(in *input) []chartSpec {
 		if seg.Fit != nil && len(seg.Fit.Curve) > 0 {
 			add("fit", "Model fit: "+seg.Segment, func() (*plot.Plot, error) { return FitPlot(a, seg) })
 		}
-		if len(in.records) > 0 {
-			add("cdf", "TTFT CDF: "+seg.Segment, func() (*plot.Plot, error) { return CDFPlot(a, seg, in.records) })
+		if in.requests.count > 0 {
+			add("cdf", "TTFT CDF: "+seg.Segment, func() (*plot.Plot, error) { return cdfPlot(a, seg, in.requests.ttft) })
+			specs[len(specs)-1].caption = cdfCaption(a, seg, in.requests.ttft)
 		}
 	}
 	if !anySucceeded(a) {

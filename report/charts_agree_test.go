@@ -269,8 +269,9 @@ func TestLegendsCoverNoData(t *testing.T) {
 func TestCDFAndKVAxesFitTheData(t *testing.T) {
 	for _, name := range chartRunNames {
 		in := chartRun(t, name)
+		records := inputRecords(t, in)
 		for _, seg := range allSegments(in.a) {
-			p, err := CDFPlot(in.a, seg, in.records)
+			p, err := CDFPlot(in.a, seg, records)
 			if err != nil {
 				// Every segment of both runs has successful requests, also a segment
 				// analysed from the mix's records (the demo's short, medium, long).
@@ -282,8 +283,8 @@ func TestCDFAndKVAxesFitTheData(t *testing.T) {
 			for _, s := range cdfSteps(in.a, seg) {
 				picks[s.Step] = true
 			}
-			for i := range in.records {
-				r := &in.records[i]
+			for i := range records {
+				r := &records[i]
 				if picks[r.Step] && recordOfSegment(r, seg) && measured(r) && r.TTFTMs != nil {
 					lo, hi = math.Min(lo, *r.TTFTMs), math.Max(hi, *r.TTFTMs)
 				}

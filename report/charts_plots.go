@@ -604,24 +604,29 @@ func measured(r *rundir.Record) bool {
 
 // CDFPlot is the empirical CDF of TTFT at up to three steps of a segment, from the
 // run's records (successful measured requests only). The x axis is log10 when all
-// values are positive.
+// values are positive. A step with more than cdfExactMax values is drawn from a seeded
+// uniform sample of that many (its legend says so; CDF error ≤ cdfSampleErr, see
+// ttftSample).
 func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []rundir.Record) (*plot.Plot, error) {
-	p := newPlot("TTFT CDF: "+seg.Segment, "TTFT (ms)", "fraction of requests ≤ x")
-	picks := cdfSteps(a, seg)
-	vals := make(map[int][]float64, len(picks))
-	for _, s := range picks {
-		vals[s.Step] = nil
+	st := newRequestStats()
+	lines := cdfLines(a)
+	for _, l := range lines {
+		st.ttft[l.key] = newTTFTSample(l.key)
 	}
 	for i := range records {
-		r := &records[i]
-		if _, ok := vals[r.Step]; ok && recordOfSegment(r, seg) && measured(r) && r.TTFTMs != nil && finite(*r.TTFTMs) {
-			vals[r.Step] = append(vals[r.Step], *r.TTFTMs)
-		}
+		st.add(&records[i], lines)
 	}
+	return cdfPlot(a, seg, st.ttft)
+}
+
+// cdfPlot is CDFPlot from the TTFT values kept by readRequestStats.
+func cdfPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, ttft map[cdfKey]*ttftSample) (*plot.Plot, error) {
+	p := newPlot("TTFT CDF: "+seg.Segment, "TTFT (ms)", "fraction of requests ≤ x")
+	picks := cdfSteps(a, seg)
 	positive := true
-	for _, v := range vals {
-		for _, x := range v {
-			positive = positive && x > 0
+	for _, s := range picks {
+		if v := ttft[cdfKey{seg.Segment, s.Step}]; v != nil {
+			positive = positive && v.positive
 		}
 	}
 	if positive {
@@ -630,12 +635,16 @@ func CDFPlot(a *analysis.Analysis, seg analysis.SegmentAnalysis, records []rundi
 	n := 0
 	var all plotter.XYs
 	for i, s := range picks {
-		v := vals[s.Step]
-		if len(v) == 0 {
+		smp := ttft[cdfKey{seg.Segment, s.Step}]
+		if smp == nil || smp.n == 0 {
 			continue
 		}
+		v := slices.Clone(smp.vals)
 		slices.Sort(v)
-		name := fmt.Sprintf("%s %s (n=%d)", loadText(s.Load), loadName(a), len(v))
+		name := fmt.Sprintf("%s %s (n=%d)", loadText(s.Load), loadName(a), smp.n)
+		if smp.sampled() {
+			name = fmt.Sprintf("%s %s (n=%d; sample of %d, CDF ±%g)", loadText(s.Load), loadName(a), smp.n, len(v), cdfSampleErr)
+		}
 		pts := cdfPoints(v)
 		if err := addPlainLine(p, name, pts, i, nil); err != nil {
 			return nil, err

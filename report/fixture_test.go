@@ -257,3 +257,14 @@ func fxMetrics(a *analysis.Analysis) []rundir.MetricSample {
 	}
 	return out
 }
+
+// inputRecords are in's requests as the report streams them (eachRequest: file order,
+// a request's repeated lines once).
+func inputRecords(t testing.TB, in *input) []rundir.Record {
+	t.Helper()
+	var out []rundir.Record
+	if err := in.eachRequest(func(r *rundir.Record) error { out = append(out, *r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -24,7 +24,7 @@ type JSONReport struct {
 
 // writeJSON writes report.json (indented, stable field order).
 func writeJSON(path string, in *input, charts []string) error {
-	r := JSONReport{Analysis: in.a, Charts: charts, Records: len(in.records)}
+	r := JSONReport{Analysis: in.a, Charts: charts, Records: in.requests.count}
 	if r.Charts == nil {
 		r.Charts = []string{}
 	}

@@ -6,20 +6,15 @@ import (
 	"github.com/llmcap/llmcap/rundir"
 )
 
-// runDate is the run's start time: run.json's started_at, else the earliest record's
-// sent time, else the zero time. Reports use it instead of the wall clock.
-func runDate(dir string, records []rundir.Record) time.Time {
-	if meta, err := rundir.ReadMeta(dir); err == nil && !meta.StartedAt.IsZero() {
+// runDate is the run's start time: run.json's started_at (meta, nil when unreadable),
+// else the earliest record's sent time (firstSentNs, Unix ns; 0: none), else the zero
+// time. Reports use it instead of the wall clock.
+func runDate(meta *rundir.RunMeta, firstSentNs int64) time.Time {
+	if meta != nil && !meta.StartedAt.IsZero() {
 		return meta.StartedAt.UTC()
 	}
-	var first int64
-	for i := range records {
-		if s := records[i].SentNs; s > 0 && (first == 0 || s < first) {
-			first = s
-		}
-	}
-	if first == 0 {
+	if firstSentNs <= 0 {
 		return time.Time{}
 	}
-	return time.Unix(0, first).UTC()
+	return time.Unix(0, firstSentNs).UTC()
 }

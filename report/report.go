@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
 
 	"github.com/llmcap/llmcap/analysis"
@@ -39,7 +40,7 @@ const (
 // charts' as a filepath.Glob pattern).
 var formatOutputs = map[string][]string{
 	"pdf": {FilePDF}, "html": {FileHTML}, "xlsx": {FileXLSX}, "charts": {filepath.Join(DirCharts, "*")},
-	"json": {FileJSON}, "md": {FileMarkdown}, "csv": {FileStepsCSV},
+	"json": {FileJSON}, "md": {FileMarkdown}, "csv": {FileStepsCSV, FileRecordsCSV},
 }
 
 // removeStaleTemps removes the temporary files that a killed earlier report left next to
@@ -78,11 +79,15 @@ func Write(dir string, a *analysis.Analysis, formats []string) error {
 		return err
 	}
 	// The workbook (dominated by the Requests sheet) needs no charts: build it on
-	// another core while the charts and the PDF are rendered.
+	// another core while the charts and the PDF are rendered. records.csv rides along
+	// its pass over records.jsonl when both are written.
 	xlsxErr := make(chan error, 1)
-	if want["xlsx"] {
-		go func() { xlsxErr <- writeXLSX(filepath.Join(dir, FileXLSX), in) }()
-	} else {
+	switch {
+	case want["xlsx"] && want["csv"]:
+		go func() { xlsxErr <- writeXLSXAndRecordsCSV(dir, in) }()
+	case want["xlsx"]:
+		go func() { xlsxErr <- writeXLSX(filepath.Join(dir, FileXLSX), in, nil) }()
+	default:
 		xlsxErr <- nil
 	}
 	err = writeRendered(dir, in, want)
@@ -114,6 +119,12 @@ func writeRendered(dir string, in *input, want map[string]bool) error {
 		{"json", func() error { return writeJSON(filepath.Join(dir, FileJSON), in, files) }},
 		{"md", func() error { return writeMarkdown(filepath.Join(dir, FileMarkdown), in, files) }},
 		{"csv", func() error { return writeStepsCSV(filepath.Join(dir, FileStepsCSV), in) }},
+		{"csv", func() error {
+			if want["xlsx"] {
+				return nil // written with the workbook (Write)
+			}
+			return writeRecordsCSV(filepath.Join(dir, FileRecordsCSV), in)
+		}},
 	}
 	for _, w := range writers {
 		if !want[w.format] {
@@ -147,34 +158,42 @@ func normaliseFormats(formats []string) (map[string]bool, error) {
 
 // input is everything a report is rendered from.
 type input struct {
-	dir     string
-	a       *analysis.Analysis
-	records []rundir.Record
-	metrics []rundir.MetricSample
+	dir string
+	a   *analysis.Analysis
+	// hasRecords is whether records.jsonl exists; requests is what one streamed pass
+	// over it kept (readRequestStats): no report holds every record.
+	hasRecords bool
+	requests   requestStats
+	metrics    []rundir.MetricSample
 	// date is the run's start (run.json, else the first record); zero when unknown.
 	date time.Time
+	// xlsxMaxRows is the most request rows of the Requests sheet (plan report.xlsx_max_rows).
+	xlsxMaxRows int
 }
 
-// loadInput reads the optional run-directory files next to the analysis.
+// loadInput reads the optional run-directory files next to the analysis; records.jsonl
+// is streamed once (readRequestStats), and read again by the formats that write a row
+// per request (the Requests sheet, records.csv).
 func loadInput(dir string, a *analysis.Analysis) (*input, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("report: run directory %q: not a directory", dir)
 	}
-	in := &input{dir: dir, a: a}
+	in := &input{dir: dir, a: a, requests: newRequestStats(), xlsxMaxRows: plan.DefaultXLSXMaxRows}
+	meta, metaErr := rundir.ReadMeta(dir)
+	if metaErr == nil && meta.Plan.Report.XLSXMaxRows > 0 {
+		in.xlsxMaxRows = meta.Plan.Report.XLSXMaxRows
+	}
 	var err error
-	// Undecodable lines follow rundir's damage rule; the analysis already warns of them.
 	if _, statErr := os.Stat(filepath.Join(dir, rundir.FileRecords)); statErr == nil {
-		if in.records, _, err = rundir.ReadRecords(dir); err != nil {
-			return nil, fmt.Errorf("report: %w", err)
+		in.hasRecords = true
+		if in.requests, err = readRequestStats(dir, a); err != nil {
+			return nil, err
 		}
-		// A request's repeated lines count once, as in the analysis (which warns of them).
-		var dups rundir.DuplicateFilter
-		in.records = slices.DeleteFunc(in.records, func(r rundir.Record) bool { return dups.Repeat(&r) })
 	}
 	if in.metrics, _, err = rundir.ReadMetrics(dir); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	in.date = runDate(dir, in.records)
+	in.date = runDate(meta, in.requests.firstSentNs)
 	return in, nil
 }
 

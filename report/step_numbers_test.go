@@ -45,8 +45,8 @@ func TestTablesCountStepsFromOne(t *testing.T) {
 	sameSteps(t, "Steps sheet", stepCol(SheetSteps, 1), want)
 
 	var wantReq []string
-	for i := range in.records {
-		wantReq = append(wantReq, strconv.Itoa(in.records[i].Step+1))
+	for _, r := range inputRecords(t, in) {
+		wantReq = append(wantReq, strconv.Itoa(r.Step+1))
 	}
 	sameSteps(t, "Requests sheet", stepCol(SheetRequests, 2), wantReq)
 

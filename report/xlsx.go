@@ -105,9 +105,11 @@ func newStyles(f *excelize.File) (styles, error) {
 	return s, err
 }
 
-// writeXLSX writes the workbook to path.
-func writeXLSX(path string, in *input) error {
-	f, texts, err := buildXLSX(in)
+// writeXLSX writes the workbook to path; everyRow (nil: none) is called with every
+// request's row as the Requests sheet streams them, sampled or not (records.csv rides
+// along that pass, writeXLSXAndRecordsCSV).
+func writeXLSX(path string, in *input, everyRow func([]any) error) error {
+	f, texts, err := buildXLSX(in, everyRow)
 	if err != nil {
 		return err
 	}
@@ -209,7 +211,7 @@ func numericFormulaCells(sheetXML []byte, texts formulaTexts) []byte {
 
 // buildXLSX builds the whole workbook in memory, with the Summary sheet's cached text
 // results (for numericFormulaCells when it is written).
-func buildXLSX(in *input) (*excelize.File, formulaTexts, error) {
+func buildXLSX(in *input, everyRow func([]any) error) (*excelize.File, formulaTexts, error) {
 	f := excelize.NewFile()
 	if err := f.SetSheetName("Sheet1", SheetSummary); err != nil {
 		f.Close()
@@ -240,7 +242,7 @@ func buildXLSX(in *input) (*excelize.File, formulaTexts, error) {
 		func() error { return writeModelSheet(f, st, in.a) },
 		func() error { return writeServerSheet(f, st, in.metrics) },
 		func() error { return writeGPUsSheet(f, st, in.a) },
-		func() error { return writeRequestsSheet(f, st, in) },
+		func() error { return writeRequestsSheet(f, st, in, everyRow) },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

@@ -19,7 +19,7 @@ func fixtureXLSXWith(t *testing.T, edit func(a *analysis.Analysis)) (*excelize.F
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, _, err := buildXLSX(in)
+	f, _, err := buildXLSX(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestXLSXCalculatorMeasuredUsersInput(t *testing.T) {
 	if c.UsersSource != analysis.UsersMeasured {
 		t.Fatalf("fixture: want measured users, got %q", c.UsersSource)
 	}
-	f, _, err := buildXLSX(in)
+	f, _, err := buildXLSX(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestXLSXCalculatorMeasuredUsersInput(t *testing.T) {
 // sizes (users = X·R, the requests in flight), never "n/a: no users per replica".
 func TestXLSXCalculatorNoThinkTime(t *testing.T) {
 	in := chartRun(t, "ollama")
-	f, _, err := buildXLSX(in)
+	f, _, err := buildXLSX(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ func TestXLSXCalculatorSaysMachinesForCPU(t *testing.T) {
 	if n := unitNoun(in.a); n != "machine" {
 		t.Fatalf("fixture: want a CPU-only server, unit noun %q", n)
 	}
-	f, _, err := buildXLSX(in)
+	f, _, err := buildXLSX(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

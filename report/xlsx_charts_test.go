@@ -170,7 +170,7 @@ func TestXLSXTTFTChartLogAxis(t *testing.T) {
 			t.Fatalf("%s fixture: TTFT p95 span %v, want above %v: %v", c.name, ttftSpan(in.a), logSpan, c.log)
 		}
 		path := filepath.Join(t.TempDir(), FileXLSX)
-		if err := writeXLSX(path, in); err != nil {
+		if err := writeXLSX(path, in, nil); err != nil {
 			t.Fatal(err)
 		}
 		charts := zipParts(t, path, "xl/charts/chart")

@@ -16,8 +16,9 @@ const maxServerColumns = 60
 // streamSheet writes header and rows with a StreamWriter: column widths and number
 // formats first (after its print setup, printTable), a frozen header, rows, then one
 // filterable table. rows is called with an emit function that writes one row (values
-// in column order).
-func streamSheet(f *excelize.File, sheet, tableName string, st styles, cols []sheetColumn, rows func(emit func([]any) error) error) error {
+// in column order). A non-empty note is a bold first row above the header (the table
+// then starts on row 2).
+func streamSheet(f *excelize.File, sheet, tableName string, st styles, cols []sheetColumn, note string, rows func(emit func([]any) error) error) error {
 	if err := printTable(f, sheet); err != nil {
 		return err
 	}
@@ -35,17 +36,26 @@ func streamSheet(f *excelize.File, sheet, tableName string, st styles, cols []sh
 			}
 		}
 	}
-	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+	top := 1 // the header's row
+	if note != "" {
+		top = 2
+	}
+	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: top, TopLeftCell: cellName(1, top+1, false), ActivePane: "bottomLeft"}); err != nil {
 		return err
+	}
+	if note != "" {
+		if err := sw.SetRow("A1", []any{excelize.Cell{StyleID: st.bold, Value: note}}); err != nil {
+			return err
+		}
 	}
 	hdr := make([]any, len(cols))
 	for i, c := range cols {
 		hdr[i] = excelize.Cell{StyleID: st.header, Value: c.header}
 	}
-	if err := sw.SetRow("A1", hdr); err != nil {
+	if err := sw.SetRow(cellName(1, top, false), hdr); err != nil {
 		return err
 	}
-	r := 1
+	r := top
 	err = rows(func(vals []any) error {
 		r++
 		return sw.SetRow(cellName(1, r, false), vals)
@@ -53,13 +63,13 @@ func streamSheet(f *excelize.File, sheet, tableName string, st styles, cols []sh
 	if err != nil {
 		return fmt.Errorf("%s row %d: %w", sheet, r, err)
 	}
-	if r == 1 { // a table needs a data row
+	if r == top { // a table needs a data row
 		r++
 		if err := sw.SetRow(cellName(1, r, false), []any{nil}); err != nil {
 			return err
 		}
 	}
-	if err := sw.AddTable(&excelize.Table{Range: "A1:" + cellName(len(cols), r, false), Name: tableName, StyleName: "TableStyleLight9"}); err != nil {
+	if err := sw.AddTable(&excelize.Table{Range: cellName(1, top, false) + ":" + cellName(len(cols), r, false), Name: tableName, StyleName: "TableStyleLight9"}); err != nil {
 		return fmt.Errorf("%s table: %w", sheet, err)
 	}
 	return sw.Flush()
@@ -77,24 +87,47 @@ func requestColumns(st styles) []sheetColumn {
 	}
 }
 
-// writeRequestsSheet streams every record of records.jsonl, one row per request.
-func writeRequestsSheet(f *excelize.File, st styles, in *input) error {
-	var t0 int64
-	for i := range in.records {
-		if s := in.records[i].SentNs; s > 0 && (t0 == 0 || s < t0) {
-			t0 = s
-		}
+// writeRequestsSheet streams records.jsonl (eachRequest), one row per request, or,
+// above in.xlsxMaxRows requests, the sample rowSample states in a note row above the
+// table (and the Summary sheet, requestsSampleNote). everyRow (nil: none) is called with
+// every request's row, kept on the sheet or not.
+func writeRequestsSheet(f *excelize.File, st styles, in *input, everyRow func([]any) error) error {
+	smp := sampleRows(in.requests.perStep, in.xlsxMaxRows)
+	note := ""
+	if smp.sampled() {
+		note = smp.note(in.xlsxMaxRows)
 	}
 	vals := make([]any, len(requestColumns(st)))
-	return streamSheet(f, SheetRequests, "RequestsTable", st, requestColumns(st), func(emit func([]any) error) error {
-		for i := range in.records {
-			requestRow(vals, &in.records[i], t0)
-			if err := emit(vals); err != nil {
-				return err
+	return streamSheet(f, SheetRequests, "RequestsTable", st, requestColumns(st), note, func(emit func([]any) error) error {
+		seen := make(map[int]int, len(in.requests.perStep))
+		return in.eachRequest(func(r *rundir.Record) error {
+			i := seen[r.Step]
+			seen[r.Step] = i + 1
+			keep := smp.keep(i)
+			if !keep && everyRow == nil {
+				return nil
 			}
-		}
-		return nil
+			requestRow(vals, r, in.requests.firstSentNs)
+			if everyRow != nil {
+				if err := everyRow(vals); err != nil {
+					return err
+				}
+			}
+			if !keep {
+				return nil
+			}
+			return emit(vals)
+		})
 	})
+}
+
+// requestsSampleNote is the Requests sheet's sample sentence for the Summary sheet; ""
+// when the sheet has every request.
+func requestsSampleNote(in *input) string {
+	if smp := sampleRows(in.requests.perStep, in.xlsxMaxRows); smp.sampled() {
+		return SheetRequests + " sheet: " + smp.note(in.xlsxMaxRows)
+	}
+	return ""
 }
 
 // requestRow fills vals with one record's cells (nil for undefined latencies).
@@ -170,7 +203,7 @@ func writeServerSheet(f *excelize.File, st styles, samples []rundir.MetricSample
 		t0 = samples[0].TimeNs
 	}
 	vals := make([]any, len(cols))
-	return streamSheet(f, SheetServer, "ServerMetricsTable", st, cols, func(emit func([]any) error) error {
+	return streamSheet(f, SheetServer, "ServerMetricsTable", st, cols, "", func(emit func([]any) error) error {
 		for _, s := range samples {
 			vals[0], vals[1], vals[2] = float64(s.TimeNs-t0)/1e9, nil, s.URL
 			if s.Step >= 0 { // empty between steps

@@ -67,6 +67,10 @@ func writeSummarySheet(f *excelize.File, st styles, in *input, texts formulaText
 		_ = set(cellName(1, r, false), "⚠ "+w, st.bold)
 		r += 2
 	}
+	if n := requestsSampleNote(in); n != "" {
+		_ = set(cellName(1, r, false), n, st.bold)
+		r += 2
+	}
 	if errorsBound(a) {
 		r = writeErrorsTable(f, st, a.Errors, r) + 2
 	}

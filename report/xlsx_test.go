@@ -227,8 +227,8 @@ func TestXLSXGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != len(in.records)+1 {
-		t.Errorf("Requests has %d rows, want %d", len(rows), len(in.records)+1)
+	if n := len(inputRecords(t, in)); len(rows) != n+1 {
+		t.Errorf("Requests has %d rows, want %d", len(rows), n+1)
 	}
 	// The native charts exist: a drawing with two charts attached to the Charts sheet.
 	z, err := zip.OpenReader(path)
@@ -277,7 +277,7 @@ func TestXLSXCalculatorReproducesMeasuredUsers(t *testing.T) {
 	if c.UsersSource != analysis.UsersMeasured || !(c.ThroughputAtCapacity*c.ThinkTimeS > c.UsersWithThinkTime) {
 		t.Fatalf("fixture: want measured users below X·Z, got %v users, X %v, Z %v (%s)", c.UsersWithThinkTime, c.ThroughputAtCapacity, c.ThinkTimeS, c.UsersSource)
 	}
-	f, _, err := buildXLSX(in)
+	f, _, err := buildXLSX(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

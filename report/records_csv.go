@@ -1,0 +1,132 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/llmcap/llmcap/rundir"
+)
+
+// FileRecordsCSV is the "csv" format's file of every request, one row each.
+const FileRecordsCSV = "records.csv"
+
+// recordsCSV writes records.csv's rows as the requests stream: the Requests sheet's
+// columns and headers (requestColumns; latencies in ms, sent in s since the run's
+// first request), an undefined cell empty. Cells are quoted as encoding/csv quotes
+// them (RFC 4180), appended to one buffer without a string per cell.
+type recordsCSV struct {
+	bw  *bufio.Writer
+	buf []byte
+}
+
+// newRecordsCSV writes the header to out.
+func newRecordsCSV(out io.Writer) (*recordsCSV, error) {
+	cols := requestColumns(styles{})
+	c := &recordsCSV{bw: bufio.NewWriterSize(out, 1<<20)}
+	hdr := make([]any, len(cols))
+	for i, col := range cols {
+		hdr[i] = col.header
+	}
+	return c, c.write(hdr)
+}
+
+// write writes one request's row (requestRow's values).
+func (c *recordsCSV) write(vals []any) error {
+	c.buf = c.buf[:0]
+	for i, v := range vals {
+		if i > 0 {
+			c.buf = append(c.buf, ',')
+		}
+		c.buf = appendCSVCell(c.buf, v)
+	}
+	c.buf = append(c.buf, '\n')
+	_, err := c.bw.Write(c.buf)
+	return err
+}
+
+// flush writes what is buffered; errors: the write's.
+func (c *recordsCSV) flush() error { return c.bw.Flush() }
+
+// writeRecordsCSV writes records.csv: every request of records.jsonl (streamed,
+// input.eachRequest; a request's repeated lines once), in file order. Errors:
+// records.jsonl unreadable, or the write's.
+func writeRecordsCSV(path string, in *input) error {
+	return rundir.WriteAtomic(path, func(f io.Writer) error {
+		c, err := newRecordsCSV(f)
+		if err != nil {
+			return err
+		}
+		vals := make([]any, len(requestColumns(styles{})))
+		err = in.eachRequest(func(r *rundir.Record) error {
+			requestRow(vals, r, in.requests.firstSentNs)
+			return c.write(vals)
+		})
+		if err != nil {
+			return err
+		}
+		return c.flush()
+	})
+}
+
+// writeXLSXAndRecordsCSV writes report.xlsx and records.csv into dir from one pass over
+// records.jsonl (the Requests sheet's, writeXLSX's everyRow); records.csv is replaced
+// only when the workbook was written. Errors: either file's, records.csv's named.
+func writeXLSXAndRecordsCSV(dir string, in *input) error {
+	return rundir.WriteAtomic(filepath.Join(dir, FileRecordsCSV), func(f io.Writer) error {
+		c, err := newRecordsCSV(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", FileRecordsCSV, err)
+		}
+		everyRow := func(vals []any) error {
+			if err := c.write(vals); err != nil {
+				return fmt.Errorf("%s: %w", FileRecordsCSV, err)
+			}
+			return nil
+		}
+		if err := writeXLSX(filepath.Join(dir, FileXLSX), in, everyRow); err != nil {
+			return err
+		}
+		if err := c.flush(); err != nil {
+			return fmt.Errorf("%s: %w", FileRecordsCSV, err)
+		}
+		return nil
+	})
+}
+
+// appendCSVCell appends one Requests-sheet value as CSV text: nil empty, floats in
+// the shortest form that reads back exactly, a string quoted when encoding/csv would
+// (it holds a comma, quote, CR or LF, starts with a space or tab, or is \.).
+func appendCSVCell(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return b
+	case string:
+		return appendCSVString(b, x)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case float64:
+		return strconv.AppendFloat(b, x, 'f', -1, 64)
+	default:
+		return appendCSVString(b, fmt.Sprint(x))
+	}
+}
+
+// appendCSVString appends s as one CSV field (see appendCSVCell).
+func appendCSVString(b []byte, s string) []byte {
+	quote := s == `\.` || (s != "" && (s[0] == ' ' || s[0] == '\t')) || strings.ContainsAny(s, ",\"\r\n")
+	if !quote {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
+}
