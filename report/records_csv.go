@@ -11,7 +11,9 @@ import (
 	"github.com/llmcap/llmcap/rundir"
 )
 
-// FileRecordsCSV is the "csv" format's file of every request, one row each.
+// FileRecordsCSV is the file of every request, one row each, that the "xlsx" format
+// writes next to the workbook: the Requests sheet's rows, all of them, however many
+// the sheet keeps (report.xlsx_max_rows).
 const FileRecordsCSV = "records.csv"
 
 // recordsCSV writes records.csv's rows as the requests stream: the Requests sheet's
@@ -51,29 +53,9 @@ func (c *recordsCSV) write(vals []any) error {
 // flush writes what is buffered; errors: the write's.
 func (c *recordsCSV) flush() error { return c.bw.Flush() }
 
-// writeRecordsCSV writes records.csv: every request of records.jsonl (streamed,
-// input.eachRequest; a request's repeated lines once), in file order. Errors:
-// records.jsonl unreadable, or the write's.
-func writeRecordsCSV(path string, in *input) error {
-	return rundir.WriteAtomic(path, func(f io.Writer) error {
-		c, err := newRecordsCSV(f)
-		if err != nil {
-			return err
-		}
-		vals := make([]any, len(requestColumns(styles{})))
-		err = in.eachRequest(func(r *rundir.Record) error {
-			requestRow(vals, r, in.requests.firstSentNs)
-			return c.write(vals)
-		})
-		if err != nil {
-			return err
-		}
-		return c.flush()
-	})
-}
-
 // writeXLSXAndRecordsCSV writes report.xlsx and records.csv into dir from one pass over
-// records.jsonl (the Requests sheet's, writeXLSX's everyRow); records.csv is replaced
+// records.jsonl (streamed, input.eachRequest: file order, a request's repeated lines
+// once) (the Requests sheet's, writeXLSX's everyRow); records.csv is replaced
 // only when the workbook was written. Errors: either file's, records.csv's named.
 func writeXLSXAndRecordsCSV(dir string, in *input) error {
 	return rundir.WriteAtomic(filepath.Join(dir, FileRecordsCSV), func(f io.Writer) error {

@@ -39,8 +39,8 @@ const (
 // formatOutputs are the files each format writes, relative to the run directory (the
 // charts' as a filepath.Glob pattern).
 var formatOutputs = map[string][]string{
-	"pdf": {FilePDF}, "html": {FileHTML}, "xlsx": {FileXLSX}, "charts": {filepath.Join(DirCharts, "*")},
-	"json": {FileJSON}, "md": {FileMarkdown}, "csv": {FileStepsCSV, FileRecordsCSV},
+	"pdf": {FilePDF}, "html": {FileHTML}, "charts": {filepath.Join(DirCharts, "*")},
+	"json": {FileJSON}, "md": {FileMarkdown}, "csv": {FileStepsCSV}, "xlsx": {FileXLSX, FileRecordsCSV},
 }
 
 // removeStaleTemps removes the temporary files that a killed earlier report left next to
@@ -59,35 +59,60 @@ func removeStaleTemps(dir string, want map[string]bool) error {
 
 // Write renders a into the run directory dir in each of formats (nil = all). It reads
 // records.jsonl and server-metrics.jsonl from dir when present (both are optional: the
-// Requests sheet, the CDF and the server charts are then empty or left out). It returns
-// an error naming the format that failed; an unknown format is an error before anything
-// is written. It first removes the temporary files a killed earlier report left next to
-// the files it writes (rundir.RemoveTemps).
+// Requests sheet, records.csv, the CDF and the server charts are then empty or left
+// out). It returns an error naming the format that failed; an unknown format is an
+// error before anything is read or written. It first removes the temporary files a
+// killed earlier report left next to the files it writes (rundir.RemoveTemps). Write is
+// Load then Source.Write.
 func Write(dir string, a *analysis.Analysis, formats []string) error {
-	if a == nil {
-		return errors.New("report: nil analysis")
+	if _, err := normaliseFormats(formats); err != nil {
+		return err
 	}
+	s, err := Load(dir, a)
+	if err != nil {
+		return err
+	}
+	return s.Write(formats)
+}
+
+// Source is a run directory read for its reports (Load): the analysis, the server
+// metrics and what one streamed pass over records.jsonl keeps (request counts per step,
+// the first send, the CDF charts' TTFT values), never every record. Several formats,
+// also from concurrent Write calls, render from one Source.
+type Source struct{ in *input }
+
+// Load reads dir's optional files next to the analysis a for Source.Write, streaming
+// records.jsonl once. Errors: a is nil, dir is not a directory, or a file is unreadable.
+func Load(dir string, a *analysis.Analysis) (*Source, error) {
+	if a == nil {
+		return nil, errors.New("report: nil analysis")
+	}
+	in, err := loadInput(dir, a)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{in: in}, nil
+}
+
+// Write renders the Source into its run directory in each of formats (nil = all); see
+// the package-level Write. The workbook and records.csv ("xlsx") read records.jsonl
+// once more, streamed, in one pass.
+func (s *Source) Write(formats []string) error {
 	want, err := normaliseFormats(formats)
 	if err != nil {
 		return err
 	}
-	if err := removeStaleTemps(dir, want); err != nil {
+	if err := removeStaleTemps(s.in.dir, want); err != nil {
 		return err
 	}
-	in, err := loadInput(dir, a)
-	if err != nil {
-		return err
-	}
-	// The workbook (dominated by the Requests sheet) needs no charts: build it on
-	// another core while the charts and the PDF are rendered. records.csv rides along
-	// its pass over records.jsonl when both are written.
+	in, dir := s.in, s.in.dir
+	// The workbook (dominated by the Requests sheet) needs no charts: build it, and
+	// records.csv from the same pass, on another core while the charts and the PDF
+	// are rendered.
 	xlsxErr := make(chan error, 1)
-	switch {
-	case want["xlsx"] && want["csv"]:
+	if want["xlsx"] {
 		go func() { xlsxErr <- writeXLSXAndRecordsCSV(dir, in) }()
-	case want["xlsx"]:
-		go func() { xlsxErr <- writeXLSX(filepath.Join(dir, FileXLSX), in, nil) }()
-	default:
+	} else {
 		xlsxErr <- nil
 	}
 	err = writeRendered(dir, in, want)
@@ -119,12 +144,6 @@ func writeRendered(dir string, in *input, want map[string]bool) error {
 		{"json", func() error { return writeJSON(filepath.Join(dir, FileJSON), in, files) }},
 		{"md", func() error { return writeMarkdown(filepath.Join(dir, FileMarkdown), in, files) }},
 		{"csv", func() error { return writeStepsCSV(filepath.Join(dir, FileStepsCSV), in) }},
-		{"csv", func() error {
-			if want["xlsx"] {
-				return nil // written with the workbook (Write)
-			}
-			return writeRecordsCSV(filepath.Join(dir, FileRecordsCSV), in)
-		}},
 	}
 	for _, w := range writers {
 		if !want[w.format] {

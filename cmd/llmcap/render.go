@@ -21,7 +21,7 @@ var renderGroups = [][]string{{"json", "md", "csv"}, {"charts", "pdf", "html"}}
 // formatPaths are the outputs each report format writes in the run directory.
 var formatPaths = map[string][]string{
 	"json": {report.FileJSON}, "md": {report.FileMarkdown}, "csv": {report.FileStepsCSV},
-	"charts": {report.DirCharts}, "pdf": {report.FilePDF}, "html": {report.FileHTML}, "xlsx": {report.FileXLSX},
+	"charts": {report.DirCharts}, "pdf": {report.FilePDF}, "html": {report.FileHTML}, "xlsx": {report.FileXLSX, report.FileRecordsCSV},
 }
 
 // renderReport writes the report formats of dir (nil = all), honouring Ctrl-C between
@@ -42,6 +42,12 @@ func (in *interrupter) render(dir string, a *analysis.Analysis, formats []string
 	for _, f := range formats {
 		want[f] = true
 	}
+	// records.jsonl is streamed once for every format (report.Load), then once more for
+	// the workbook's rows.
+	src, err := report.Load(dir, a)
+	if err != nil {
+		return fmt.Errorf("report %s: %w", dir, err)
+	}
 	var written []string
 	xlsx := make(chan error, 1)
 	xlsxStarted := want["xlsx"] && in.ctx.Err() == nil
@@ -49,12 +55,11 @@ func (in *interrupter) render(dir string, a *analysis.Analysis, formats []string
 		end := in.start(report.FileXLSX, formatFiles(dir, "xlsx")...)
 		go func() {
 			defer end()
-			xlsx <- report.Write(dir, a, []string{"xlsx"})
+			xlsx <- src.Write([]string{"xlsx"})
 		}()
 	} else {
 		xlsx <- nil
 	}
-	var err error
 	for _, g := range renderGroups {
 		var these []string
 		for _, f := range g {
@@ -66,7 +71,7 @@ func (in *interrupter) render(dir string, a *analysis.Analysis, formats []string
 			continue
 		}
 		end := in.start(groupName(these), formatFiles(dir, these...)...)
-		if err = report.Write(dir, a, these); err == nil {
+		if err = src.Write(these); err == nil {
 			written = append(written, these...)
 		}
 		end()

@@ -435,6 +435,7 @@ func printOutputs(w io.Writer, dir string) {
 		{report.FilePDF, "PDF report (the answer on page 1)"},
 		{report.FileHTML, "HTML report (one file; open in a browser)"},
 		{report.FileXLSX, "workbook: steps, segments, requests, capacity"},
+		{report.FileRecordsCSV, "every request's row of the workbook's Requests sheet (CSV)"},
 		{report.DirCharts, "charts (SVG/PNG)"},
 		{report.FileMarkdown, "Markdown summary"},
 		{report.FileStepsCSV, "per-step statistics (CSV)"},
