@@ -35,7 +35,7 @@ const (
 func achievedRate(st *store, idx []int32) (achieved, sent float64) {
 	var sends, ends []int64
 	for _, i := range idx {
-		q := &st.reqs[i]
+		q := st.req(i)
 		if (q.phase != phaseMeasure && q.phase != phaseGrace) || q.sentNs <= 0 {
 			continue
 		}

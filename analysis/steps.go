@@ -184,7 +184,7 @@ func computeStep(st *store, in stepInput, spec plan.SLA) (StepStats, *stepSample
 	acc := stepAcc{firstSent: math.MaxInt64, bounds: sla.Bounds(spec)}
 	var lags []float64
 	for _, i := range in.idx {
-		if q := &st.reqs[i]; q.phase == phaseMeasure || q.phase == phaseGrace {
+		if q := st.req(i); q.phase == phaseMeasure || q.phase == phaseGrace {
 			acc.add(st, q, &s, sm)
 			if l := float64(q.lagMs); !math.IsNaN(l) && q.sentNs > 0 {
 				lags = append(lags, l)
