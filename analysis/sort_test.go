@@ -53,6 +53,40 @@ func TestSortFloatsMatchesSortFloat64s(t *testing.T) {
 	}
 }
 
+// TestIntSortsMatchTheStandardOnes checks sortInt64s against slices.Sort and
+// orderStable against sort.SliceStable (equal values keep their index order) on
+// send times with many ties, negatives and the int64 extremes, above and below radixMin.
+func TestIntSortsMatchTheStandardOnes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, n := range []int{0, 1, 9, radixMin - 1, radixMin, 70_001} {
+		xs := make([]int64, n)
+		for i := range xs {
+			switch rng.IntN(10) {
+			case 0:
+				xs[i] = -rng.Int64N(1e6)
+			case 1:
+				xs[i] = []int64{math.MinInt64, math.MaxInt64, 0}[rng.IntN(3)]
+			default:
+				xs[i] = 1_700_000_000_000_000_000 + rng.Int64N(1000)*1e6 // ties
+			}
+		}
+		want := make([]int32, n)
+		for i := range want {
+			want[i] = int32(i)
+		}
+		sort.SliceStable(want, func(a, b int) bool { return xs[want[a]] < xs[want[b]] })
+		if got := orderStable(xs); !slices.Equal(got, want) {
+			t.Fatalf("n=%d: orderStable differs from sort.SliceStable", n)
+		}
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		sortInt64s(xs)
+		if !slices.Equal(xs, sorted) {
+			t.Fatalf("n=%d: sortInt64s differs from slices.Sort", n)
+		}
+	}
+}
+
 // TestAnalysisIndependentOfCPUCount analyses one run (steps of 6,000 requests, above
 // radixMin, so the radix sort, the parallel steps and the parallel bootstrap all run)
 // on one CPU and on four and checks that analysis.json is byte-identical.
