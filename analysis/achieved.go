@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"slices"
 )
 
 // achievedShortFrac: an open-loop step whose achieved completion rate is below this
@@ -35,7 +34,7 @@ const (
 func achievedRate(st *store, idx []int32) (achieved, sent float64) {
 	var sends, ends []int64
 	for _, i := range idx {
-		q := &st.reqs[i]
+		q := st.req(i)
 		if (q.phase != phaseMeasure && q.phase != phaseGrace) || q.sentNs <= 0 {
 			continue
 		}
@@ -47,8 +46,8 @@ func achievedRate(st *store, idx []int32) (achieved, sent float64) {
 	if len(sends) < 2 {
 		return 0, 0
 	}
-	slices.Sort(sends)
-	slices.Sort(ends)
+	sortInt64s(sends)
+	sortInt64s(ends)
 	span := float64(sends[len(sends)-1]-sends[0]) / 1e9
 	if span <= 0 {
 		return 0, 0

@@ -165,13 +165,14 @@ func evaluateSegment(inputs []stepInput, st *store, cons []plan.Constraint, p *p
 		s  StepStats
 		sm *stepSamples
 	}
-	pairs := make([]pair, 0, len(inputs))
-	for _, si := range inputs {
+	pairs := make([]pair, len(inputs))
+	parallelFor(len(inputs), func(i int) { // steps are independent: one per CPU
+		si := inputs[i]
 		s, sm := computeStep(st, si, p.SLA)
 		s.Server = server[si.step]
 		s.SimulatorLate = s.Server != nil && s.Server.SimLatenessP99Ms > SimLateLimitMs
-		pairs = append(pairs, pair{s, sm})
-	}
+		pairs[i] = pair{s, sm}
+	})
 	sort.SliceStable(pairs, func(i, j int) bool {
 		if pairs[i].s.Load != pairs[j].s.Load {
 			return pairs[i].s.Load < pairs[j].s.Load
@@ -341,7 +342,7 @@ func stepInputsFor(in *runInputs, name string) []stepInput {
 	for _, g := range mix {
 		var idx []int32
 		for _, i := range g.idx {
-			if in.records.reqs[i].drawn == id {
+			if in.records.req(i).drawn == id {
 				idx = append(idx, i)
 			}
 		}
@@ -364,7 +365,7 @@ func measuredShare(st *store, all, part []int32) float64 {
 	count := func(idx []int32) int {
 		n := 0
 		for _, i := range idx {
-			if measured(&st.reqs[i]) {
+			if measured(st.req(i)) {
 				n++
 			}
 		}
@@ -384,7 +385,7 @@ func meanE2EMs(st *store, idx []int32) float64 {
 	var sum float64
 	n, okN := 0, 0
 	for _, i := range idx {
-		q := &st.reqs[i]
+		q := st.req(i)
 		switch {
 		case measured(q) && q.ok && q.output > 0 && !math.IsNaN(q.e2e):
 			sum += q.e2e

@@ -16,9 +16,9 @@ import (
 	"github.com/llmcap/llmcap/plan"
 )
 
-// writeMillion writes a run directory of n records over 10 concurrency steps, shaped
+// writeMillion writes a run directory of n records (any n, despite the name) over 10 concurrency steps, shaped
 // like a queue-bound server (8 slots), streamed to disk.
-func writeMillion(b *testing.B, n int) (string, plan.Plan) {
+func writeMillion(b testing.TB, n int) (string, plan.Plan) {
 	b.Helper()
 	loads := []int{2, 4, 8, 12, 16, 24, 32, 40, 48, 64}
 	p := plan.Plan{Name: "million", Seed: 3, Segments: []plan.Segment{{Name: "chat", Weight: 1}},

@@ -27,58 +27,115 @@ type bootResult struct {
 }
 
 // bootstrapSegment resamples each step's requests, refits the model and recomputes the
-// capacity, bootReps times, deterministically from seed.
+// capacity, bootReps times, deterministically from seed. The draws are made in one
+// sequence from seed; the summaries and fits of the resamples run on every CPU and are
+// merged in resample order, so the result does not depend on the CPU count.
 func bootstrapSegment(steps []StepStats, smp []*stepSamples, cons []plan.Constraint, spec plan.SLA,
 	sf segFit, rules capRules, seed uint64) bootResult {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	loads := curveLoads(steps)
-	out := bootResult{curves: make([][]float64, len(loads))}
-	rep := make([]StepStats, len(steps))
+	reps := make([]bootRep, bootReps)
 	start := sf.eval.m
-	for k := 0; k < bootReps; k++ {
+	pipeline(bootReps, func(int) []stepDraw {
+		d := make([]stepDraw, len(steps))
 		for i := range steps {
-			rep[i] = steps[i]
-			rep[i].TTFTMs = resample(rng, smp[i].ttft, steps[i].TTFTMs)
-			rep[i].TTFOMs = resample(rng, smp[i].ttfo, steps[i].TTFOMs)
-			rep[i].ITLMs = resample(rng, smp[i].itl, steps[i].ITLMs)
-			rep[i].E2EMs = resample(rng, smp[i].e2e, steps[i].E2EMs)
+			d[i].ttft, d[i].ttfo = draw(rng, smp[i].ttft), draw(rng, smp[i].ttfo)
+			d[i].itl, d[i].e2e = draw(rng, smp[i].itl), draw(rng, smp[i].e2e)
 		}
-		rf := fitSteps(rep, cons, &start)
-		if !rf.ok {
+		return d
+	}, func(k int, d []stepDraw) {
+		reps[k] = bootOne(steps, smp, d, cons, spec, rules, &start, loads)
+	})
+	out := bootResult{curves: make([][]float64, len(loads))}
+	for _, r := range reps {
+		if !r.ok {
 			continue
 		}
 		out.reps++
-		c := rf.eval.m.c // +Inf when this resample's fit did not locate the slots
-		if c >= maxSlots/2 || !slotsObserved(rep, c) {
-			c = math.Inf(1)
+		out.slots = append(out.slots, r.slots)
+		if r.hasCap {
+			out.caps = append(out.caps, r.capacity)
 		}
-		out.slots = append(out.slots, c)
-		// A resample whose first step fails has no capacity (not a capacity of 0): it
-		// is left out of the noise band.
-		if cr := capacityOf(rep, spec, rf, rules); cr.method != MethodBelowFirstStep && cr.method != MethodNoData {
-			out.caps = append(out.caps, cr.value)
-		}
-		for j, l := range loads {
-			if cp, ok := curvePoint(rf, l); ok {
-				out.curves[j] = append(out.curves[j], cp.TTFTp95Ms)
+		for j, l := range r.curve {
+			if r.hasCurve[j] {
+				out.curves[j] = append(out.curves[j], l)
 			}
 		}
 	}
 	return out
 }
 
-// resample draws m = min(n, bootMaxDraws) values with replacement and returns their
-// summary with every statistic's deviation from the point estimate scaled by √(m/n).
-func resample(rng *rand.Rand, xs []float64, point Summary) Summary {
+// stepDraw is one resample of one step: the values drawn per metric (nil when the step
+// has none).
+type stepDraw struct{ ttft, ttfo, itl, e2e []float64 }
+
+// bootRep is the outcome of one resample: ok when its fit succeeded; its slot count
+// (+Inf when not located), its capacity (when it has one) and its TTFT p95 at each
+// curve load (where defined).
+type bootRep struct {
+	ok, hasCap bool
+	slots      float64
+	capacity   float64
+	curve      []float64
+	hasCurve   []bool
+}
+
+// bootOne summarises one resample's draws, refits the model from start and recomputes
+// the capacity and the curve at loads.
+func bootOne(steps []StepStats, smp []*stepSamples, d []stepDraw, cons []plan.Constraint, spec plan.SLA,
+	rules capRules, start *qmodel, loads []float64) bootRep {
+	rep := make([]StepStats, len(steps))
+	for i := range steps {
+		rep[i] = steps[i]
+		rep[i].TTFTMs = resampled(d[i].ttft, len(smp[i].ttft), steps[i].TTFTMs)
+		rep[i].TTFOMs = resampled(d[i].ttfo, len(smp[i].ttfo), steps[i].TTFOMs)
+		rep[i].ITLMs = resampled(d[i].itl, len(smp[i].itl), steps[i].ITLMs)
+		rep[i].E2EMs = resampled(d[i].e2e, len(smp[i].e2e), steps[i].E2EMs)
+	}
+	rf := fitSteps(rep, cons, start)
+	if !rf.ok {
+		return bootRep{}
+	}
+	r := bootRep{ok: true, curve: make([]float64, len(loads)), hasCurve: make([]bool, len(loads))}
+	r.slots = rf.eval.m.c // +Inf when this resample's fit did not locate the slots
+	if r.slots >= maxSlots/2 || !slotsObserved(rep, r.slots) {
+		r.slots = math.Inf(1)
+	}
+	// A resample whose first step fails has no capacity (not a capacity of 0): it is
+	// left out of the noise band.
+	if cr := capacityOf(rep, spec, rf, rules); cr.method != MethodBelowFirstStep && cr.method != MethodNoData {
+		r.hasCap, r.capacity = true, cr.value
+	}
+	for j, l := range loads {
+		if cp, ok := curvePoint(rf, l); ok {
+			r.curve[j], r.hasCurve[j] = cp.TTFTp95Ms, true
+		}
+	}
+	return r
+}
+
+// draw draws m = min(n, bootMaxDraws) of the n values xs with replacement (nil when n
+// is 0).
+func draw(rng *rand.Rand, xs []float64) []float64 {
 	n := len(xs)
 	if n == 0 {
-		return point
+		return nil
 	}
-	m := min(n, bootMaxDraws)
-	d := make([]float64, m)
+	d := make([]float64, min(n, bootMaxDraws))
 	for i := range d {
 		d[i] = xs[rng.IntN(n)]
 	}
+	return d
+}
+
+// resampled is the summary of d, values drawn from n (draw), with every statistic's
+// deviation from the point estimate scaled by √(m/n) (an m-out-of-n bootstrap); point
+// itself when nothing was drawn. d is sorted in place.
+func resampled(d []float64, n int, point Summary) Summary {
+	if n == 0 {
+		return point
+	}
+	m := len(d)
 	s := summarize(d)
 	if m == n {
 		return s

@@ -291,9 +291,10 @@ func modelLoss(pts []point, m qmodel) float64 {
 		}
 	}
 	for _, p := range pts {
-		sq(m.ttft(p.n, p.lout), p.ttftMean)
-		sq(m.itl(p.n, p.lout), p.itlMean)
-		sq(m.e2e(p.n, p.lout), p.e2eMean)
+		st := m.state(p.n, p.lout) // once for the three (as ttft, itl and e2e solve it)
+		sq(m.baseAt(st.b)+st.wait, p.ttftMean)
+		sq(m.itlAt(st.b), p.itlMean)
+		sq(st.wait+st.service, p.e2eMean)
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return math.MaxFloat64

@@ -16,7 +16,7 @@ import (
 func overMaxTokens(st *store, idx []int32) (over, of int, ratio float64) {
 	var ratios []float64
 	for _, i := range idx {
-		q := &st.reqs[i]
+		q := st.req(i)
 		if !q.ok || (q.phase != phaseMeasure && q.phase != phaseGrace) || q.intendedOutput <= 0 {
 			continue
 		}

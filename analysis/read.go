@@ -50,7 +50,7 @@ type group struct {
 	concurrency int
 	rate        float64
 	users       int
-	idx         []int32   // indexes into store.reqs
+	idx         []int32   // indexes of the step's requests (store.req)
 	icl         []float64 // ICL values of successful measured requests, ms
 	// errSamples: error class → the first error message of a failed record (measured
 	// records preferred over warm-up ones).
@@ -90,9 +90,11 @@ func (g *group) errorSample(class string) string {
 	return g.errSamples["\x00"+class]
 }
 
-// store is every record of a run, grouped by step.
+// store is every record of a run, grouped by step. The requests are kept in fixed-size
+// blocks (1<<reqBlockBits requests each), so a growing run never copies the ones already read.
 type store struct {
-	reqs   []request
+	blocks [][]request
+	count  int      // requests stored
 	names  []string // interned strings; names[0] = ""
 	ids    map[string]uint16
 	groups map[groupKey]*group
@@ -166,8 +168,30 @@ func (s *store) add(r *rundir.Record) {
 	if q.ok && q.phase != phaseWarmup && len(r.ICLMs) > 0 {
 		g.icl = append(g.icl, r.ICLMs...)
 	}
-	g.idx = append(g.idx, int32(len(s.reqs)))
-	s.reqs = append(s.reqs, q)
+	g.idx = append(g.idx, int32(s.count))
+	s.push(q)
+}
+
+// reqBlockBits sets the block size of store: 1<<reqBlockBits requests (6 MiB) a block.
+const reqBlockBits = 16
+
+// push appends q to the last block (a new one when it is full). The first block grows
+// as a slice does, so a small run allocates little; the later ones are made full size.
+func (s *store) push(q request) {
+	switch {
+	case len(s.blocks) == 0:
+		s.blocks = append(s.blocks, nil)
+	case s.count&(1<<reqBlockBits-1) == 0:
+		s.blocks = append(s.blocks, make([]request, 0, 1<<reqBlockBits))
+	}
+	b := &s.blocks[len(s.blocks)-1]
+	*b = append(*b, q)
+	s.count++
+}
+
+// req returns the request with index i (an index of group.idx).
+func (s *store) req(i int32) *request {
+	return &s.blocks[i>>reqBlockBits][i&(1<<reqBlockBits-1)]
 }
 
 // orNaN is *p, or NaN for nil (an undefined latency).

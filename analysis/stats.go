@@ -3,9 +3,13 @@ package analysis
 import "github.com/llmcap/llmcap/sla"
 
 // summarize computes the Summary of xs (ms) by sla.Summarize (percentiles by
-// sla.Percentile). It sorts xs in place. An empty xs gives a zero Summary with N = 0.
-// StdDev is the population standard deviation (numpy's default).
-func summarize(xs []float64) Summary { return Summary(sla.Summarize(xs)) }
+// sla.Percentile). It sorts xs in place (sortFloats first: sla.Summarize's own sort
+// then finds them in order). An empty xs gives a zero Summary with N = 0. StdDev is the
+// population standard deviation (numpy's default).
+func summarize(xs []float64) Summary {
+	sortFloats(xs)
+	return Summary(sla.Summarize(xs))
+}
 
 // statOf returns the statistic named stat ("p50", "p90", "p95", "p99", "mean") of s,
 // and whether the name is known and s has data.

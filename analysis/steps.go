@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/llmcap/llmcap/plan"
@@ -184,7 +183,7 @@ func computeStep(st *store, in stepInput, spec plan.SLA) (StepStats, *stepSample
 	acc := stepAcc{firstSent: math.MaxInt64, bounds: sla.Bounds(spec)}
 	var lags []float64
 	for _, i := range in.idx {
-		if q := &st.reqs[i]; q.phase == phaseMeasure || q.phase == phaseGrace {
+		if q := st.req(i); q.phase == phaseMeasure || q.phase == phaseGrace {
 			acc.add(st, q, &s, sm)
 			if l := float64(q.lagMs); !math.IsNaN(l) && q.sentNs > 0 {
 				lags = append(lags, l)
@@ -307,11 +306,7 @@ func (sm *stepSamples) add(q *request) {
 
 // orderBySent fills ttftBySent: the TTFT values in send order (for trend checks).
 func (sm *stepSamples) orderBySent() {
-	ix := make([]int, len(sm.ttft))
-	for i := range ix {
-		ix[i] = i
-	}
-	sort.SliceStable(ix, func(a, b int) bool { return sm.sentNs[ix[a]] < sm.sentNs[ix[b]] })
+	ix := orderStable(sm.sentNs)
 	sm.ttftBySent = make([]float64, len(ix))
 	for k, i := range ix {
 		sm.ttftBySent[k] = sm.ttft[i]

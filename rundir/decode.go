@@ -15,9 +15,10 @@ import (
 // cardinality strings (segment, phase, status, error class, ...) are interned, and the
 // latency pointers point into shared slabs, so a record costs few allocations.
 type decoder struct {
-	runID string // the run's id (run.json), "" when unknown
-	names map[string]string
-	slab  []float64 // the current slab of latency values; pointers into it stay valid
+	runID  string // the run's id (run.json), "" when unknown
+	names  map[string]string
+	recent [256]string // intern's cache of recent names
+	slab   []float64   // the current slab of latency values; pointers into it stay valid
 }
 
 func newDecoder() *decoder { return &decoder{names: map[string]string{}} }
@@ -34,15 +35,25 @@ func (d *decoder) float(v float64) *float64 {
 	return &d.slab[len(d.slab)-1]
 }
 
-// intern returns b as a string, shared with every earlier equal string.
+// intern returns b as a string, shared with every earlier equal string. A direct-
+// mapped cache (by length and end bytes) answers the common case, a value repeated
+// from an earlier line, with one comparison instead of a map lookup.
 func (d *decoder) intern(b []byte) string {
-	if s, ok := d.names[string(b)]; ok {
-		return s
+	slot := 0
+	if len(b) > 0 {
+		slot = (len(b)*31 + int(b[0])*7 + int(b[len(b)-1])) & (len(d.recent) - 1)
+		if s := d.recent[slot]; s == string(b) {
+			return s
+		}
 	}
-	s := string(b)
-	if len(d.names) < 1<<16 {
-		d.names[s] = s
+	s, ok := d.names[string(b)]
+	if !ok {
+		s = string(b)
+		if len(d.names) < 1<<16 {
+			d.names[s] = s
+		}
 	}
+	d.recent[slot] = s
 	return s
 }
 
@@ -267,15 +278,17 @@ func scanString(b []byte, i int) ([]byte, int, error) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, i, errSyntax
 	}
-	end := bytes.IndexByte(b[i+1:], '"')
-	if end < 0 {
-		return nil, i, errSyntax
+	// One pass for the closing quote and a backslash: the keys and values of a record
+	// are short, where two bytes.IndexByte calls cost more than the bytes they scan.
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			return b[i+1 : j], j + 1, nil
+		case '\\':
+			return nil, i, errSyntax
+		}
 	}
-	s := b[i+1 : i+1+end]
-	if bytes.IndexByte(s, '\\') >= 0 {
-		return nil, i, errSyntax
-	}
-	return s, i + end + 2, nil
+	return nil, i, errSyntax
 }
 
 func isNull(b []byte, i int) bool { return bytes.HasPrefix(b[i:], []byte("null")) }

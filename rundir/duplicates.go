@@ -1,19 +1,22 @@
 package rundir
 
 import (
+	"encoding/binary"
 	"hash/maphash"
-	"strconv"
 )
 
 // DuplicateFilter recognises record lines that repeat an earlier record of the same
 // request: the same run_id, step and request_id (a crash or resume that replayed lines,
 // a file pasted twice). Readers keep the first line of each request and count the
 // others, so no request is counted twice. A record without a request_id is never a
-// duplicate. It holds 8 bytes per request seen (a 64-bit hash; a false match needs a
-// hash collision, about 1 in 10^7 at a million requests). The zero value is ready.
+// duplicate. It holds a 64-bit hash per request seen, in an open-addressing table at
+// most half full (16 to 32 bytes per request); a false match needs a hash collision,
+// about 1 in 10^7 at a million requests. The zero value is ready.
 type DuplicateFilter struct {
 	seed  maphash.Seed
-	seen  map[uint64]struct{}
+	h     maphash.Hash
+	table []uint64 // linear probing; 0 = an empty slot (a hash of 0 is stored as 1)
+	n     int      // hashes in table
 	count int
 }
 
@@ -23,24 +26,57 @@ func (f *DuplicateFilter) Repeat(r *Record) bool {
 	if r.RequestID == "" {
 		return false
 	}
-	if f.seen == nil {
+	k := f.key(r)
+	if 2*(f.n+1) > len(f.table) {
+		f.grow()
+	}
+	mask := uint64(len(f.table) - 1)
+	for i := k & mask; ; i = (i + 1) & mask {
+		switch f.table[i] {
+		case 0:
+			f.table[i] = k
+			f.n++
+			return false
+		case k:
+			f.count++
+			return true
+		}
+	}
+}
+
+// key hashes r's run_id, step and request_id (never 0).
+func (f *DuplicateFilter) key(r *Record) uint64 {
+	if f.table == nil {
 		f.seed = maphash.MakeSeed()
-		f.seen = map[uint64]struct{}{}
+		f.h.SetSeed(f.seed)
 	}
-	var h maphash.Hash
-	h.SetSeed(f.seed)
-	h.WriteString(r.RunID)
-	h.WriteByte(0)
-	h.WriteString(strconv.Itoa(r.Step))
-	h.WriteByte(0)
-	h.WriteString(r.RequestID)
-	k := h.Sum64()
-	if _, ok := f.seen[k]; ok {
-		f.count++
-		return true
+	f.h.Reset()
+	f.h.WriteString(r.RunID)
+	var step [9]byte // a 0 separator, then the step: unambiguous after any run_id
+	binary.LittleEndian.PutUint64(step[1:], uint64(r.Step))
+	f.h.Write(step[:])
+	f.h.WriteString(r.RequestID)
+	if k := f.h.Sum64(); k != 0 {
+		return k
 	}
-	f.seen[k] = struct{}{}
-	return false
+	return 1
+}
+
+// grow doubles the table (1,024 slots at first) and re-inserts its hashes.
+func (f *DuplicateFilter) grow() {
+	old := f.table
+	f.table = make([]uint64, max(1024, 2*len(old)))
+	mask := uint64(len(f.table) - 1)
+	for _, k := range old {
+		if k == 0 {
+			continue
+		}
+		i := k & mask
+		for f.table[i] != 0 {
+			i = (i + 1) & mask
+		}
+		f.table[i] = k
+	}
 }
 
 // Count is the number of duplicated record lines Repeat has found.

@@ -221,8 +221,10 @@ func EachRecord(dir string, fn func(*Record) error) (Damage, error) {
 			d := newDecoder()
 			d.runID = runID
 			for c := range chunks {
+				dc := d.chunk(c)
+				putChunkBuf(c.data) // the records hold copies, never the block's bytes
 				select {
-				case out <- d.chunk(c):
+				case out <- dc:
 				case <-stop:
 				}
 			}
@@ -286,9 +288,10 @@ func splitChunks(rd io.Reader, out chan<- chunk, stop <-chan struct{}) error {
 		}
 	}
 	for seq := 0; ; seq++ {
-		buf := make([]byte, len(carry), len(carry)+recordChunkBytes)
+		need := len(carry) + recordChunkBytes
+		buf := getChunkBuf(need)[:len(carry)]
 		copy(buf, carry)
-		n, err := io.ReadFull(rd, buf[len(carry):cap(buf)])
+		n, err := io.ReadFull(rd, buf[len(carry):need])
 		buf = buf[:len(carry)+n]
 		eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 		if err != nil && !eof {
@@ -314,6 +317,22 @@ func splitChunks(rd io.Reader, out chan<- chunk, stop <-chan struct{}) error {
 		}
 	}
 }
+
+// chunkBufs recycles the blocks' buffers once decoded, so reading a large file does
+// not allocate (and zero) a fresh megabyte per block.
+var chunkBufs sync.Pool
+
+// getChunkBuf returns a buffer of at least need bytes capacity (from chunkBufs when one
+// is big enough).
+func getChunkBuf(need int) []byte {
+	if p, ok := chunkBufs.Get().(*[]byte); ok && cap(*p) >= need {
+		return (*p)[:need]
+	}
+	return make([]byte, need)
+}
+
+// putChunkBuf gives b back to chunkBufs.
+func putChunkBuf(b []byte) { chunkBufs.Put(&b) }
 
 // chunk decodes every line of a block.
 func (d *decoder) chunk(c chunk) decoded {
