@@ -146,10 +146,11 @@ func (g *gpuWaiter) stepper(done chan<- struct{}) {
 			}
 			g.libcWaits.Add(1)
 		}
-		select {
-		case g.woke <- dl:
-		default: // the driver has not taken the previous wake-up: it is stale anyway
+		select { // drop a wake-up the driver never took (the timer ended that step first)
+		case <-g.woke:
+		default:
 		}
+		g.woke <- dl // never blocks: only the stepper sends, and the buffer has room
 	}
 }
 
