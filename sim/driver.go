@@ -26,8 +26,11 @@ func (st *stream) poke() {
 	}
 }
 
-// latenessStats keeps the last lateness samples (how late each iteration ended on the
-// wall clock compared with its simulated end).
+// latenessStats keeps the last lateness samples. An iteration's lateness is the wall
+// clock instant the driver wakes to complete it minus its scheduled wall-clock end
+// (Server.wall of its virtual start + duration), ≥ 0; while work continues the next
+// iteration starts at that instant, so it is also how late that one starts against its
+// scheduled start (docs/simulator.md).
 type latenessStats struct {
 	samples []time.Duration
 	next    int
@@ -57,8 +60,9 @@ func (l *latenessStats) add(d time.Duration) {
 type DriverStats struct {
 	// Iterations is the number of iterations run.
 	Iterations int64
-	// LatenessP50, LatenessP99 and LatenessMax describe how late iterations ended on the
-	// wall clock (over the last 65,536 iterations; max over all).
+	// LatenessP50, LatenessP99 and LatenessMax describe how late the driver woke to
+	// complete iterations against their scheduled wall-clock ends (latenessStats; over
+	// the last 65,536 iterations; max over all).
 	LatenessP50, LatenessP99, LatenessMax time.Duration
 }
 

@@ -5,12 +5,14 @@ package sim
 import (
 	"context"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
 
-// TestGPUWaitLibc checks the libc GPU-step wait: it never returns before the asked
-// duration, and a cancelled context ends a long wait early with false.
+// TestGPUWaitLibc checks the GPU-step wait: it never returns before the asked duration,
+// every step is waited out in libc (the call an OS-runtime trace records), and a
+// cancelled context ends a long wait early with false.
 func TestGPUWaitLibc(t *testing.T) {
 	if GPUWaitCall != "pthread_cond_timedwait" {
 		t.Fatalf("GPUWaitCall %q", GPUWaitCall)
@@ -20,7 +22,8 @@ func TestGPUWaitLibc(t *testing.T) {
 	if g.w == nil {
 		t.Fatal("C waiter not set up (Go timer fallback in use)")
 	}
-	for _, d := range []time.Duration{50 * time.Microsecond, time.Millisecond, 3 * time.Millisecond, 1100 * time.Millisecond} {
+	steps := []time.Duration{50 * time.Microsecond, time.Millisecond, 3 * time.Millisecond, 1100 * time.Millisecond}
+	for _, d := range steps {
 		t0 := time.Now()
 		if !g.wait(d) {
 			t.Fatalf("wait(%v) reported cancelled", d)
@@ -28,6 +31,10 @@ func TestGPUWaitLibc(t *testing.T) {
 		if got := time.Since(t0); got < d {
 			t.Errorf("wait(%v) returned after %v", d, got)
 		}
+		time.Sleep(2 * time.Millisecond) // the stepper's libc wait may end just after the timer
+	}
+	if n := g.libcWaits.Load(); n != int64(len(steps)) {
+		t.Errorf("%d libc waits for %d steps", n, len(steps))
 	}
 	go func() {
 		time.Sleep(20 * time.Millisecond)
@@ -46,36 +53,82 @@ func TestGPUWaitLibc(t *testing.T) {
 	g.close()
 }
 
-// BenchmarkGPUWait measures how late 2 ms GPU-step waits end (overshoot p50/p99, µs)
-// through libc (the cgo driver's wait) and through a Go timer (the pure-Go driver's).
-// Run: go test ./sim -run '^$' -bench GPUWait -benchtime 500x
+// BenchmarkGPUWait measures how late 2 ms GPU-step waits end (overshoot p50/p99, µs) on
+// an otherwise idle process: blocked in libc alone (libc), on a Go timer alone
+// (go-timer: the pure-Go driver's) and the two raced (race: the cgo driver's wait).
+// Run: go test ./sim -run '^$' -bench 'GPUWait$' -benchtime 500x
 func BenchmarkGPUWait(b *testing.B) {
-	const d = 2 * time.Millisecond
+	benchGPUWaits(b, 2*time.Millisecond, nil)
+}
+
+// BenchmarkGPUWaitBusy measures the same overshoot of 10 ms waits begun right after
+// waking 2,000 goroutines that each compute for 20 µs (40 ms of CPU: on two Ps the
+// wait's end falls inside the fan-out, as an iteration's end does at 5,000 streams):
+// the Go scheduler's part of the driver's lateness.
+// Run: GOMAXPROCS=2 go test ./sim -run '^$' -bench GPUWaitBusy -benchtime 40x
+func BenchmarkGPUWaitBusy(b *testing.B) {
+	const handlers, work = 2000, 20 * time.Microsecond
+	pokes := make([]chan struct{}, handlers)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	defer close(stop)
+	for i := range pokes {
+		pokes[i] = make(chan struct{}, 1)
+		go func() {
+			for {
+				select {
+				case <-pokes[i]:
+				case <-stop:
+					return
+				}
+				for t0 := time.Now(); time.Since(t0) < work; {
+				}
+				wg.Done()
+			}
+		}()
+	}
+	benchGPUWaits(b, 10*time.Millisecond, func() func() {
+		wg.Add(handlers)
+		for _, p := range pokes {
+			p <- struct{}{}
+		}
+		return wg.Wait
+	})
+}
+
+// benchGPUWaits runs the three waits for d; before each wait, load (when not nil)
+// starts the fan-out and returns the function that waits for its end.
+func benchGPUWaits(b *testing.B, d time.Duration, load func() (drained func())) {
 	report := func(b *testing.B, late []time.Duration) {
 		slices.Sort(late)
 		b.ReportMetric(float64(late[len(late)/2].Microseconds()), "late-p50-µs")
 		b.ReportMetric(float64(late[len(late)*99/100].Microseconds()), "late-p99-µs")
 	}
-	b.Run("libc", func(b *testing.B) {
-		g := newGPUWaiter(context.Background())
-		defer g.close()
-		late := make([]time.Duration, 0, b.N)
-		for b.Loop() {
-			t0 := time.Now()
-			g.wait(d)
-			late = append(late, time.Since(t0)-d)
-		}
-		report(b, late)
-	})
-	b.Run("go-timer", func(b *testing.B) {
-		timer := time.NewTimer(time.Hour)
-		defer timer.Stop()
-		late := make([]time.Duration, 0, b.N)
-		for b.Loop() {
-			t0 := time.Now()
-			timerWait(context.Background(), timer, d)
-			late = append(late, time.Since(t0)-d)
-		}
-		report(b, late)
-	})
+	g := newGPUWaiter(context.Background())
+	defer g.close()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for _, w := range []struct {
+		name string
+		wait func(time.Duration) bool
+	}{
+		{"libc", g.libcOnly},
+		{"go-timer", func(d time.Duration) bool { return timerWait(context.Background(), timer, d) }},
+		{"race", g.wait},
+	} {
+		b.Run(w.name, func(b *testing.B) {
+			late := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				drained := func() {}
+				if load != nil {
+					drained = load()
+				}
+				t0 := time.Now()
+				w.wait(d)
+				late = append(late, time.Since(t0)-d)
+				drained()
+			}
+			report(b, late)
+		})
+	}
 }

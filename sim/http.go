@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -224,12 +225,16 @@ func (s *Server) writeStream(w http.ResponseWriter, hr *http.Request, req *Reque
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
 	st := req.stream
+	// A client gone pokes the stream too, so each wake-up is one plain channel receive
+	// (cheaper than a select over two channels, 5,000 times an iteration).
+	ctx := hr.Context()
+	stopPoke := context.AfterFunc(ctx, st.poke)
+	defer stopPoke()
 	buf := make([]byte, 0, 1024)
 	sent := 0
 	for {
-		select {
-		case <-st.notify:
-		case <-hr.Context().Done():
+		<-st.notify
+		if ctx.Err() != nil {
 			s.abort(req)
 			return
 		}
