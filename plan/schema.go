@@ -418,7 +418,11 @@ type CaptureStep struct {
 
 // Report configures the report stage.
 type Report struct {
-	// Formats are any of pdf, xlsx, json, md, csv, charts (default all).
+	// Formats are any of pdf, html, xlsx, charts, json, md, csv (default all), each
+	// written into the run directory: pdf report.pdf, html report.html, xlsx
+	// report.xlsx and records.csv (every request's row), charts charts/, json
+	// report.json, md summary.md, csv steps.csv (one row per step; records.csv comes
+	// only with xlsx).
 	Formats []string `mapstructure:"formats" json:"formats" yaml:"formats"`
 	// Title heads the report (default: "Capacity report: " and the plan's name).
 	Title string `mapstructure:"title" json:"title,omitempty" yaml:"title,omitempty"`
@@ -443,6 +447,8 @@ type Report struct {
 	// XLSXMaxRows is the most request rows the workbook (report.xlsx) holds (0: the
 	// default, DefaultXLSXMaxRows; at most MaxXLSXRows). A run with more requests keeps
 	// every k-th request of each step there and says so; records.csv has every row.
+	// Each step keeps at least its first request, so a limit below the number of
+	// steps is exceeded. llmcap report reads it from the run's run.json.
 	XLSXMaxRows int `mapstructure:"xlsx_max_rows" json:"xlsx_max_rows,omitempty" yaml:"xlsx_max_rows,omitempty"`
 }
 

@@ -17,7 +17,7 @@ const cdfExactMax = 200_000
 // cdfSampleErr is the CDF error bound of a sampled line: by the Dvoretzky–Kiefer–Wolfowitz
 // inequality, P(sup_x |F_sample(x) − F(x)| > ε) ≤ 2·exp(−2·m·ε²); with m = cdfExactMax
 // and ε = 0.005 that is 2·e⁻¹⁰ < 10⁻⁴ (sampling without replacement from the run's
-// values is at least as close). docs/report.md states it.
+// values is at least as close). README.md and docs/ARCHITECTURE.md state it.
 const cdfSampleErr = 0.005
 
 // ttftSample holds one CDF line's TTFT values (ms): all of them up to cdfExactMax, then

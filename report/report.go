@@ -197,11 +197,12 @@ func loadInput(dir string, a *analysis.Analysis) (*input, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("report: run directory %q: not a directory", dir)
 	}
-	in := &input{dir: dir, a: a, requests: newRequestStats(), xlsxMaxRows: plan.DefaultXLSXMaxRows}
 	meta, metaErr := rundir.ReadMeta(dir)
-	if metaErr == nil && meta.Plan.Report.XLSXMaxRows > 0 {
-		in.xlsxMaxRows = meta.Plan.Report.XLSXMaxRows
+	limit := 0
+	if metaErr == nil {
+		limit = meta.Plan.Report.XLSXMaxRows
 	}
+	in := &input{dir: dir, a: a, requests: newRequestStats(), xlsxMaxRows: xlsxRowLimit(limit)}
 	var err error
 	if _, statErr := os.Stat(filepath.Join(dir, rundir.FileRecords)); statErr == nil {
 		in.hasRecords = true
@@ -214,6 +215,16 @@ func loadInput(dir string, a *analysis.Analysis) (*input, error) {
 	}
 	in.date = runDate(meta, in.requests.firstSentNs)
 	return in, nil
+}
+
+// xlsxRowLimit is the Requests sheet's row limit for run.json's report.xlsx_max_rows
+// (v): the default for 0 or less, at most plan.MaxXLSXRows (run.json is not
+// validated again, and a larger limit would write a sheet longer than Excel's).
+func xlsxRowLimit(v int) int {
+	if v <= 0 {
+		return plan.DefaultXLSXMaxRows
+	}
+	return min(v, plan.MaxXLSXRows)
 }
 
 // chartFiles lists the chart files (relative to the run directory) when they were written.
