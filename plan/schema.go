@@ -421,8 +421,8 @@ type Report struct {
 	// Formats are any of pdf, html, xlsx, charts, json, md, csv (default all), each
 	// written into the run directory: pdf report.pdf, html report.html, xlsx
 	// report.xlsx and records.csv (every request's row), charts charts/, json
-	// report.json, md summary.md, csv steps.csv (one row per step; records.csv comes
-	// only with xlsx).
+	// report.json, md summary.md, csv steps.csv (one row per step) and, without xlsx,
+	// records.csv.
 	Formats []string `mapstructure:"formats" json:"formats" yaml:"formats"`
 	// Title heads the report (default: "Capacity report: " and the plan's name).
 	Title string `mapstructure:"title" json:"title,omitempty" yaml:"title,omitempty"`
@@ -448,7 +448,8 @@ type Report struct {
 	// default, DefaultXLSXMaxRows; at most MaxXLSXRows). A run with more requests keeps
 	// every k-th request of each step there and says so; records.csv has every row.
 	// Each step keeps at least its first request, so a limit below the number of
-	// steps is exceeded. llmcap report reads it from the run's run.json.
+	// steps is exceeded. llmcap report reads it from the run's run.json; its
+	// --xlsx-max-rows flag overrides it.
 	XLSXMaxRows int `mapstructure:"xlsx_max_rows" json:"xlsx_max_rows,omitempty" yaml:"xlsx_max_rows,omitempty"`
 }
 

@@ -11,9 +11,10 @@ import (
 	"github.com/llmcap/llmcap/rundir"
 )
 
-// FileRecordsCSV is the file of every request, one row each, that the "xlsx" format
-// writes next to the workbook: the Requests sheet's rows, all of them, however many
-// the sheet keeps (report.xlsx_max_rows).
+// FileRecordsCSV is the file of every request, one row each: the Requests sheet's
+// rows, all of them, however many the sheet keeps (report.xlsx_max_rows). The "xlsx"
+// format writes it next to the workbook, from the same pass over records.jsonl; without
+// "xlsx", the "csv" format writes it (next to steps.csv).
 const FileRecordsCSV = "records.csv"
 
 // recordsCSV writes records.csv's rows as the requests stream: the Requests sheet's
@@ -81,12 +82,18 @@ func writeXLSXAndRecordsCSV(dir string, in *input) error {
 
 // appendCSVCell appends one Requests-sheet value as CSV text: nil empty, floats in
 // the shortest form that reads back exactly, a string quoted when encoding/csv would
-// (it holds a comma, quote, CR or LF, starts with a space or tab, or is \.).
+// (it holds a comma, quote, CR or LF, starts with a space or tab, or is \.). A text
+// cell that a spreadsheet would read as a formula (formulaLead: a server's error
+// message such as `=cmd|...`) gets a leading apostrophe, as OWASP advises, so opening
+// records.csv runs nothing; records.jsonl keeps the text as received.
 func appendCSVCell(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:
 		return b
 	case string:
+		if x != "" && formulaLead(x[0]) {
+			x = "'" + x
+		}
 		return appendCSVString(b, x)
 	case int:
 		return strconv.AppendInt(b, int64(x), 10)
@@ -95,6 +102,35 @@ func appendCSVCell(b []byte, v any) []byte {
 	default:
 		return appendCSVString(b, fmt.Sprint(x))
 	}
+}
+
+// writeRecordsCSV writes records.csv alone (the "csv" format without the workbook),
+// from one streamed pass over records.jsonl (input.eachRequest); replaced atomically.
+func writeRecordsCSV(dir string, in *input) error {
+	return rundir.WriteAtomic(filepath.Join(dir, FileRecordsCSV), func(f io.Writer) error {
+		c, err := newRecordsCSV(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", FileRecordsCSV, err)
+		}
+		vals := make([]any, len(requestColumns(styles{})))
+		err = in.eachRequest(func(r *rundir.Record) error {
+			requestRow(vals, r, in.requests.firstSentNs)
+			return c.write(vals)
+		})
+		if err == nil {
+			err = c.flush()
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", FileRecordsCSV, err)
+		}
+		return nil
+	})
+}
+
+// formulaLead reports whether a spreadsheet opening a CSV file would read a text cell
+// starting with b as a formula (=, +, -, @, tab, CR: OWASP's CSV injection list).
+func formulaLead(b byte) bool {
+	return b == '=' || b == '+' || b == '-' || b == '@' || b == '\t' || b == '\r'
 }
 
 // appendCSVString appends s as one CSV field (see appendCSVCell).

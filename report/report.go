@@ -79,7 +79,22 @@ func Write(dir string, a *analysis.Analysis, formats []string) error {
 // metrics and what one streamed pass over records.jsonl keeps (request counts per step,
 // the first send, the CDF charts' TTFT values), never every record. Several formats,
 // also from concurrent Write calls, render from one Source.
-type Source struct{ in *input }
+type Source struct {
+	in *input
+	// workbookElsewhere: a concurrent Write call writes "xlsx", and with it records.csv
+	// (ExpectWorkbook), so a Write of "csv" alone leaves records.csv to it.
+	workbookElsewhere bool
+}
+
+// ExpectWorkbook tells s that another, concurrent Write call writes the "xlsx" format
+// (and records.csv with it), so that a Write of "csv" without "xlsx" does not write
+// records.csv a second time. Call it before any Write.
+func (s *Source) ExpectWorkbook() { s.workbookElsewhere = true }
+
+// SetXLSXMaxRows overrides run.json's report.xlsx_max_rows for the Requests sheet
+// (n ≤ 0: the default, plan.DefaultXLSXMaxRows; at most plan.MaxXLSXRows). Call it
+// before any Write.
+func (s *Source) SetXLSXMaxRows(n int) { s.in.xlsxMaxRows = xlsxRowLimit(n) }
 
 // Load reads dir's optional files next to the analysis a for Source.Write, streaming
 // records.jsonl once. Errors: a is nil, dir is not a directory, or a file is unreadable.
@@ -96,7 +111,8 @@ func Load(dir string, a *analysis.Analysis) (*Source, error) {
 
 // Write renders the Source into its run directory in each of formats (nil = all); see
 // the package-level Write. The workbook and records.csv ("xlsx") read records.jsonl
-// once more, streamed, in one pass.
+// once more, streamed, in one pass; "csv" without "xlsx" (and without ExpectWorkbook)
+// writes records.csv next to steps.csv, from a pass of its own.
 func (s *Source) Write(formats []string) error {
 	want, err := normaliseFormats(formats)
 	if err != nil {
@@ -104,6 +120,12 @@ func (s *Source) Write(formats []string) error {
 	}
 	if err := removeStaleTemps(s.in.dir, want); err != nil {
 		return err
+	}
+	recordsByCSV := want["csv"] && !want["xlsx"] && !s.workbookElsewhere
+	if recordsByCSV {
+		if _, err := rundir.RemoveTemps(filepath.Join(s.in.dir, FileRecordsCSV)); err != nil {
+			return fmt.Errorf("report csv: %w", err)
+		}
 	}
 	in, dir := s.in, s.in.dir
 	// The workbook (dominated by the Requests sheet) needs no charts: build it, and
@@ -116,6 +138,11 @@ func (s *Source) Write(formats []string) error {
 		xlsxErr <- nil
 	}
 	err = writeRendered(dir, in, want)
+	if err == nil && recordsByCSV {
+		if err = writeRecordsCSV(dir, in); err != nil {
+			err = fmt.Errorf("report csv: %w", err)
+		}
+	}
 	if xerr := <-xlsxErr; xerr != nil && err == nil {
 		err = fmt.Errorf("report xlsx: %w", xerr)
 	}

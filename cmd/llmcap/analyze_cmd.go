@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
 
 	"github.com/spf13/cobra"
@@ -38,6 +39,7 @@ func newAnalyzeCmd(_ *globals) *cobra.Command {
 
 func newReportCmd(g *globals) *cobra.Command {
 	var formats []string
+	var xlsxMaxRows int
 	cmd := &cobra.Command{
 		Use:   "report RUN_DIR",
 		Short: "Render a run directory's analysis as PDF, XLSX, charts, JSON, Markdown and CSV",
@@ -51,6 +53,9 @@ Without --format it uses the plan's report.formats.`,
 			dir := args[0]
 			if err := noOut(cmd, "report", dir); err != nil {
 				return err
+			}
+			if xlsxMaxRows < 0 || xlsxMaxRows > plan.MaxXLSXRows {
+				return usageErr(fmt.Errorf("--xlsx-max-rows %d: want 1..%d (Excel holds 1,048,576 rows per sheet)", xlsxMaxRows, plan.MaxXLSXRows))
 			}
 			want := formats
 			if len(want) == 0 {
@@ -68,7 +73,7 @@ Without --format it uses the plan's report.formats.`,
 			if err != nil {
 				return err
 			}
-			if err := in.render(dir, a, want); err != nil {
+			if err := in.render(dir, a, want, renderOptions{xlsxMaxRows: xlsxMaxRows}); err != nil {
 				return err
 			}
 			printOutputs(cmd.OutOrStdout(), dir)
@@ -76,6 +81,7 @@ Without --format it uses the plan's report.formats.`,
 		},
 	}
 	cmd.Flags().StringSliceVar(&formats, "format", nil, "formats to write: "+strings.Join(report.Formats, ","))
+	cmd.Flags().IntVar(&xlsxMaxRows, "xlsx-max-rows", 0, fmt.Sprintf("most request rows on the workbook's Requests sheet, over the plan's report.xlsx_max_rows (1..%d; records.csv keeps every row)", plan.MaxXLSXRows))
 	return cmd
 }
 

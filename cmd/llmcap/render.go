@@ -32,11 +32,17 @@ var formatPaths = map[string][]string{
 func renderReport(ctx context.Context, w io.Writer, dir string, a *analysis.Analysis, formats []string) error {
 	in := newInterrupter(ctx, os.Stderr)
 	defer in.close()
-	return in.render(dir, a, formats)
+	return in.render(dir, a, formats, renderOptions{})
+}
+
+// renderOptions are the report settings a command's flags give over run.json's plan.
+type renderOptions struct {
+	// xlsxMaxRows overrides report.xlsx_max_rows (0: the plan's).
+	xlsxMaxRows int
 }
 
 // render is renderReport under the interrupter in.
-func (in *interrupter) render(dir string, a *analysis.Analysis, formats []string) error {
+func (in *interrupter) render(dir string, a *analysis.Analysis, formats []string, opts renderOptions) error {
 	formats = normaliseFormats(formats)
 	want := map[string]bool{}
 	for _, f := range formats {
@@ -48,10 +54,14 @@ func (in *interrupter) render(dir string, a *analysis.Analysis, formats []string
 	if err != nil {
 		return fmt.Errorf("report %s: %w", dir, err)
 	}
+	if opts.xlsxMaxRows != 0 {
+		src.SetXLSXMaxRows(opts.xlsxMaxRows)
+	}
 	var written []string
 	xlsx := make(chan error, 1)
 	xlsxStarted := want["xlsx"] && in.ctx.Err() == nil
 	if xlsxStarted {
+		src.ExpectWorkbook()
 		end := in.start(report.FileXLSX, formatFiles(dir, "xlsx")...)
 		go func() {
 			defer end()
@@ -70,7 +80,11 @@ func (in *interrupter) render(dir string, a *analysis.Analysis, formats []string
 		if len(these) == 0 || err != nil || in.ctx.Err() != nil {
 			continue
 		}
-		end := in.start(groupName(these), formatFiles(dir, these...)...)
+		files := formatFiles(dir, these...)
+		if want["csv"] && !want["xlsx"] && slices.Contains(these, "csv") { // records.csv goes with csv
+			files = append(files, filepath.Join(dir, report.FileRecordsCSV))
+		}
+		end := in.start(groupName(these), files...)
 		if err = src.Write(these); err == nil {
 			written = append(written, these...)
 		}

@@ -406,7 +406,7 @@ func analyzeAndReport(ctx context.Context, w io.Writer, dir string, formats []st
 	if err != nil {
 		return err
 	}
-	if err := in.render(dir, a, formats); err != nil {
+	if err := in.render(dir, a, formats, renderOptions{}); err != nil {
 		return err
 	}
 	printOutputs(w, dir)
