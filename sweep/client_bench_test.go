@@ -55,7 +55,7 @@ func TestSSEBenchServerProcess(t *testing.T) {
 	if _, err := fmt.Sscanf(spec, "%d,%d,%d", &bs.ttft, &bs.itl, &bs.tokens); err != nil {
 		t.Fatal(err)
 	}
-	raiseNOFILE()
+	raiseNOFILE(1 << 16)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -222,13 +222,22 @@ func writeString(w http.ResponseWriter, s string) (int, error) {
 	return w.Write([]byte(s))
 }
 
-// raiseNOFILE raises the soft open-files limit to the hard limit.
-func raiseNOFILE() uint64 {
+// raiseNOFILE raises the open-files limit to at least want (the hard limit too, which
+// needs privilege), or else the soft limit to the hard limit; it returns the soft limit.
+func raiseNOFILE(want uint64) uint64 {
 	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && lim.Cur < lim.Max {
-		lim.Cur = lim.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
+		return 0
 	}
+	if lim.Cur >= want {
+		return lim.Cur
+	}
+	if lim.Max < want && syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: want, Max: want}) == nil {
+		return want
+	}
+	lim.Cur = lim.Max
+	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+	_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
 	return lim.Cur
 }
 
@@ -342,9 +351,26 @@ func benchRun(do func(req *Request, rec *rundir.Record), workers, rounds int, st
 // concurrent closed-loop streams (TTFT 50 ms, ITL 10 ms, 128 tokens), b.N rounds per
 // worker. Metrics: ttft_err_p99_ms (client TTFT − server TTFT), first_lag_p99_ms
 // (client first-token timestamp − server flush timestamp), cpu_us/token, errors.
-func BenchmarkClientStreams500(b *testing.B) {
+func BenchmarkClientStreams500(b *testing.B) { benchClientStreams(b, 500) }
+
+// BenchmarkClientStreams1000 is BenchmarkClientStreams500 with 1,000 streams.
+func BenchmarkClientStreams1000(b *testing.B) { benchClientStreams(b, 1000) }
+
+// BenchmarkClientStreams500Netpoller is BenchmarkClientStreams500 with the bodies read
+// through Go's netpoller by each request's goroutine instead of by the epoll reader
+// (the design before it; docs/client.md, "Designs tried and set aside").
+func BenchmarkClientStreams500Netpoller(b *testing.B) {
+	useEpollReaders = false
+	defer func() { useEpollReaders = epollReadersDefault }()
+	benchClientStreams(b, 500)
+}
+
+// epollReadersDefault is useEpollReaders as built.
+var epollReadersDefault = useEpollReaders
+
+func benchClientStreams(b *testing.B, workers int) {
 	c := NewClient(ClientConfig{Model: "bench", IdleTimeout: 30 * time.Second})
-	benchStreams500(b, func(base string) func(*Request, *rundir.Record) {
+	benchStreams(b, workers, func(base string) func(*Request, *rundir.Record) {
 		c.url = base + "/chat/completions"
 		return func(req *Request, rec *rundir.Record) { c.Do(context.Background(), req, rec) }
 	})
@@ -356,18 +382,32 @@ func BenchmarkClientStreams500(b *testing.B) {
 // machine load.
 func BenchmarkBaselineStreams500(b *testing.B) {
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1 << 16}}
-	benchStreams500(b, func(base string) func(*Request, *rundir.Record) {
+	benchStreams(b, 500, func(base string) func(*Request, *rundir.Record) {
 		return func(req *Request, rec *rundir.Record) { baselineDo(hc, base, req, rec) }
 	})
 	hc.CloseIdleConnections()
 }
 
-func benchStreams500(b *testing.B, client func(base string) func(*Request, *rundir.Record)) {
-	const workers, tokens = 500, 128
-	base := startBenchServer(b, 50*time.Millisecond, 10*time.Millisecond, tokens)
+// The streams benchmarks' timeline: TTFT, ITL and tokens per answer.
+const (
+	benchTTFT   = 50 * time.Millisecond
+	benchITL    = 10 * time.Millisecond
+	benchTokens = 128
+)
+
+// benchStagger spreads the workers' first requests over one answer's duration.
+const benchStagger = benchTTFT + benchTokens*benchITL
+
+// benchStreams runs workers closed-loop streams through client and reports the
+// metrics of BenchmarkClientStreams500.
+func benchStreams(b *testing.B, workers int, client func(base string) func(*Request, *rundir.Record)) {
+	if lim := raiseNOFILE(uint64(workers) + 100); lim < uint64(workers)+100 {
+		b.Skipf("open-files limit %d is below %d", lim, workers+100)
+	}
+	base := startBenchServer(b, benchTTFT, benchITL, benchTokens)
 	do := client(base)
 	b.ResetTimer()
-	recs, cpu := benchRun(do, workers, b.N, 50*time.Millisecond+tokens*10*time.Millisecond)
+	recs, cpu := benchRun(do, workers, b.N, benchStagger)
 	b.StopTimer()
 	st := fetchStamps(b, base)
 	errs, toks := 0, 0
@@ -446,9 +486,15 @@ func stampErrors(recs []rundir.Record, st benchStamps) (ttftErr, lag []float64) 
 // BenchmarkClientOpenStreams10k holds 10,000 slow streams open at once (TTFT 100 ms,
 // ITL 1 s, 20 tokens, starts spread over 3 s): errors must be 0; it reports the
 // client's and the server's peak RSS and the peak number of concurrent streams.
-func BenchmarkClientOpenStreams10k(b *testing.B) {
-	const streams, tokens = 10000, 20
-	if lim := raiseNOFILE(); lim < streams+100 {
+func BenchmarkClientOpenStreams10k(b *testing.B) { benchOpenStreams(b, 10000) }
+
+// BenchmarkClientOpenStreams20k is BenchmarkClientOpenStreams10k with 20,000 streams
+// (each process needs 20,100 open files: as root the hard limit is raised).
+func BenchmarkClientOpenStreams20k(b *testing.B) { benchOpenStreams(b, 20000) }
+
+func benchOpenStreams(b *testing.B, streams int) {
+	const tokens = 20
+	if lim := raiseNOFILE(uint64(streams) + 100); lim < uint64(streams)+100 {
 		b.Skipf("open-files limit %d is below %d", lim, streams+100)
 	}
 	base := startBenchServer(b, 100*time.Millisecond, time.Second, tokens)
@@ -463,7 +509,7 @@ func BenchmarkClientOpenStreams10k(b *testing.B) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			time.Sleep(time.Until(start.Add(3 * time.Second * time.Duration(i) / streams)))
+			time.Sleep(time.Until(start.Add(3 * time.Second * time.Duration(i) / time.Duration(streams))))
 			c.Do(context.Background(), &Request{Seed: int64(i + 1)}, &recs[i])
 		}()
 	}
