@@ -356,11 +356,11 @@ func BenchmarkClientStreams500(b *testing.B) { benchClientStreams(b, 500) }
 // BenchmarkClientStreams1000 is BenchmarkClientStreams500 with 1,000 streams.
 func BenchmarkClientStreams1000(b *testing.B) { benchClientStreams(b, 1000) }
 
-// BenchmarkClientStreams500Netpoller is BenchmarkClientStreams500 with the bodies read
-// through Go's netpoller by each request's goroutine instead of by the epoll reader
-// (the design before it; docs/client.md, "Designs tried and set aside").
-func BenchmarkClientStreams500Netpoller(b *testing.B) {
-	useEpollReaders = false
+// BenchmarkClientStreams500Epoll is BenchmarkClientStreams500 with the bodies read by
+// the epoll reader (client_epoll_linux.go) instead of through Go's netpoller by each
+// request's goroutine (docs/client.md, "Designs tried and set aside").
+func BenchmarkClientStreams500Epoll(b *testing.B) {
+	useEpollReaders = true
 	defer func() { useEpollReaders = epollReadersDefault }()
 	benchClientStreams(b, 500)
 }

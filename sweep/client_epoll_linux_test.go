@@ -40,7 +40,7 @@ func TestClientEpollReaderMatchesNetpoller(t *testing.T) {
 	})
 	c := NewClient(ClientConfig{BaseURL: srv.url, IdleTimeout: 5 * time.Second})
 	defer c.CloseIdleConnections()
-	defer func() { useEpollReaders = true }()
+	defer func() { useEpollReaders = epollReadersDefault }()
 	var recs [2][2]rundir.Record
 	var answers [2][2]string
 	for i, epoll := range []bool{true, false} {
