@@ -242,19 +242,26 @@ func raiseNOFILE(want uint64) uint64 {
 }
 
 // rssHWMKiB returns the process's peak resident set (VmHWM) in KiB.
-func rssHWMKiB() int64 {
+func rssHWMKiB() int64 { return procStatusKiB("VmHWM:") }
+
+// procStatusKiB reads the field (e.g. "VmHWM:") of /proc/self/status, in KiB; 0 where
+// it is missing.
+func procStatusKiB(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			n, _ := strconv.ParseInt(f[1], 10, 64)
 			return n
 		}
 	}
 	return 0
 }
+
+// rssKiB is the process's resident set now (VmRSS), in KiB; 0 where /proc is missing.
+func rssKiB() int64 { return procStatusKiB("VmRSS:") }
 
 // startBenchServer starts the child server process and returns its base URL.
 func startBenchServer(b *testing.B, ttft, itl time.Duration, tokens int) string {
@@ -356,13 +363,19 @@ func BenchmarkClientStreams500(b *testing.B) { benchClientStreams(b, 500) }
 // BenchmarkClientStreams1000 is BenchmarkClientStreams500 with 1,000 streams.
 func BenchmarkClientStreams1000(b *testing.B) { benchClientStreams(b, 1000) }
 
-// BenchmarkClientStreams500Epoll is BenchmarkClientStreams500 with the bodies read by
-// the epoll reader (client_epoll_linux.go) instead of through Go's netpoller by each
-// request's goroutine (docs/client.md, "Designs tried and set aside").
-func BenchmarkClientStreams500Epoll(b *testing.B) {
-	useEpollReaders = true
+// BenchmarkClientStreams500Netpoller is BenchmarkClientStreams500 with the bodies read
+// by each request's goroutine through Go's netpoller (the path off Linux) instead of by
+// the epoll reader (client_epoll_linux.go).
+func BenchmarkClientStreams500Netpoller(b *testing.B) { benchClientNetpoller(b, 500) }
+
+// BenchmarkClientStreams1000Netpoller is BenchmarkClientStreams500Netpoller with 1,000
+// streams.
+func BenchmarkClientStreams1000Netpoller(b *testing.B) { benchClientNetpoller(b, 1000) }
+
+func benchClientNetpoller(b *testing.B, workers int) {
+	useEpollReaders = false
 	defer func() { useEpollReaders = epollReadersDefault }()
-	benchClientStreams(b, 500)
+	benchClientStreams(b, workers)
 }
 
 // epollReadersDefault is useEpollReaders as built.
@@ -484,19 +497,37 @@ func stampErrors(recs []rundir.Record, st benchStamps) (ttftErr, lag []float64) 
 }
 
 // BenchmarkClientOpenStreams10k holds 10,000 slow streams open at once (TTFT 100 ms,
-// ITL 1 s, 20 tokens, starts spread over 3 s): errors must be 0; it reports the
-// client's and the server's peak RSS and the peak number of concurrent streams.
-func BenchmarkClientOpenStreams10k(b *testing.B) { benchOpenStreams(b, 10000) }
+// ITL 1 s, 20 tokens, starts spread over 3 s): errors must be 0; it reports the number
+// of streams, the client's and the server's peak RSS, the client's peak RSS above its
+// RSS before the streams divided by the streams (client_KiB_per_stream), that per-stream
+// memory × 20,000 plus the RSS before (client_rss_20k_projected_MiB, a projection), and
+// the peak number of concurrent streams.
+func BenchmarkClientOpenStreams10k(b *testing.B) { benchOpenStreams(b, 10000, false) }
 
-// BenchmarkClientOpenStreams20k is BenchmarkClientOpenStreams10k with 20,000 streams
-// (each process needs 20,100 open files: as root the hard limit is raised).
-func BenchmarkClientOpenStreams20k(b *testing.B) { benchOpenStreams(b, 20000) }
+// BenchmarkClientOpenStreams20k is BenchmarkClientOpenStreams10k with up to 20,000
+// streams: as many as the open-files limit allows, less 64 for the processes' other
+// files (each process needs one per stream; as root the hard limit is raised to 20,100).
+// Where it holds fewer it says so in the log and in the metric streams; the projection
+// to 20,000 is then the figure to compare with the 400 MiB target.
+func BenchmarkClientOpenStreams20k(b *testing.B) { benchOpenStreams(b, 20000, true) }
 
-func benchOpenStreams(b *testing.B, streams int) {
+// openStreamsSpare is the open files the open-streams benchmarks leave for the
+// processes' other files when the limit caps the streams.
+const openStreamsSpare = 64
+
+// benchOpenStreams holds want streams open at once, or with fit, as many as the
+// open-files limit allows (limit − openStreamsSpare) when that is fewer.
+func benchOpenStreams(b *testing.B, want int, fit bool) {
 	const tokens = 20
-	if lim := raiseNOFILE(uint64(streams) + 100); lim < uint64(streams)+100 {
-		b.Skipf("open-files limit %d is below %d", lim, streams+100)
+	streams := want
+	if lim := raiseNOFILE(uint64(want) + 100); lim < uint64(want)+100 {
+		if !fit || lim < 1000+openStreamsSpare {
+			b.Skipf("open-files limit %d is below %d", lim, want+100)
+		}
+		streams = int(lim) - openStreamsSpare
+		b.Logf("open-files limit %d: holding %d streams, not %d", lim, streams, want)
 	}
+	rss0 := rssKiB()
 	base := startBenchServer(b, 100*time.Millisecond, time.Second, tokens)
 	c := NewClient(ClientConfig{BaseURL: base, Model: "bench", IdleTimeout: 30 * time.Second,
 		ConnectTimeout: 30 * time.Second})
@@ -529,9 +560,14 @@ func benchOpenStreams(b *testing.B, streams int) {
 		b.Errorf("%d of %d streams failed: %v", errs, streams, classes)
 	}
 	_, lag := stampErrors(recs, st)
+	peak := rssHWMKiB()
+	perStream := float64(peak-rss0) / float64(streams)
 	b.ReportMetric(float64(errs), "errors")
+	b.ReportMetric(float64(streams), "streams")
 	b.ReportMetric(float64(st.MaxActive), "peak_streams")
-	b.ReportMetric(float64(rssHWMKiB())/1024, "client_rss_MiB")
+	b.ReportMetric(float64(peak)/1024, "client_rss_MiB")
+	b.ReportMetric(perStream, "client_KiB_per_stream")
+	b.ReportMetric((float64(rss0)+perStream*20000)/1024, "client_rss_20k_projected_MiB")
 	b.ReportMetric(float64(st.RSSKiB)/1024, "server_rss_MiB")
 	b.ReportMetric(pct(lag, 0.99), "first_lag_p99_ms")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(max(toks, 1)), "cpu_us/token")

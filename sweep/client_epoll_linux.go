@@ -31,6 +31,7 @@ import (
 // (keyed by socket).
 type epollReader struct {
 	epfd    int
+	set     *os.File // epfd as a file in Go's netpoller (held: its finalizer closes epfd)
 	mu      sync.Mutex
 	watches map[int32]*bodyWatch
 }
@@ -52,11 +53,11 @@ var epollReaders struct {
 // epollWatched counts the bodies handed to an epoll reader (tests read it).
 var epollWatched atomic.Int64
 
-// useEpollReaders selects the epoll readers for raw event-stream bodies. It is off: on
-// the loaded 2-core VM the single reader fell behind (TestSearchFindsTheSlotsOfFIFOServers
-// and TestTraceStepWarmupIsAShareOfTheTrace failed with it on, passed with it off), so
-// the measured design stays opt-in (BenchmarkClientStreams500Epoll, docs/client.md).
-var useEpollReaders = false
+// useEpollReaders selects the epoll readers for raw event-stream bodies (on by
+// default on Linux; BenchmarkClientStreams500Netpoller turns it off to measure the
+// netpoller path). At 500 streams on the 2-core VM it measured less CPU per token and
+// a lower TTFT error than the netpoller path (docs/client.md, "Figures").
+var useEpollReaders = true
 
 // epollReaderFor returns a reader (round robin), or nil when none could be started.
 func epollReaderFor() *epollReader {
@@ -70,32 +71,67 @@ func epollReaderFor() *epollReader {
 
 func startEpollReaders() {
 	for range epollReaderCount {
-		epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+		r, err := newEpollReader()
 		if err != nil {
-			epollReaders.err = os.NewSyscallError("epoll_create1", err)
+			epollReaders.err = err
 			return
 		}
-		r := &epollReader{epfd: epfd, watches: map[int32]*bodyWatch{}}
 		epollReaders.list = append(epollReaders.list, r)
-		go r.loop()
 	}
 }
 
-// loop waits for ready sockets and reads each once.
-func (r *epollReader) loop() {
+// newEpollReader makes an epoll set and starts its reader goroutine. The set's own fd
+// is non-blocking and waits in Go's netpoller, so the reader parks there between
+// batches instead of holding a P (and its M) in a blocking epoll_wait: a P stuck in
+// that syscall keeps the goroutines it readied (the request whose stream ended) from
+// running until sysmon retakes it, up to 10 ms later (docs/client.md, "Designs tried").
+func newEpollReader() (*epollReader, error) {
+	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, os.NewSyscallError("epoll_create1", err)
+	}
+	if err := syscall.SetNonblock(epfd, true); err != nil {
+		_ = syscall.Close(epfd)
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	f := os.NewFile(uintptr(epfd), "epoll")
+	raw, err := f.SyscallConn()
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	r := &epollReader{epfd: epfd, set: f, watches: map[int32]*bodyWatch{}}
+	go r.loop(raw)
+	return r, nil
+}
+
+// loop waits in Go's netpoller for the epoll set to be readable, then takes its ready
+// sockets without blocking and reads each once.
+func (r *epollReader) loop(raw syscall.RawConn) {
 	events := make([]syscall.EpollEvent, 128)
-	for {
-		n, err := syscall.EpollWait(r.epfd, events, -1)
-		if err != nil {
-			continue // EINTR
+	ready := func(fd uintptr) bool {
+		n, err := syscall.EpollWait(int(fd), events, 0)
+		if err != nil || n <= 0 {
+			return false // nothing ready (or EINTR): park until the set is readable
 		}
-		for i := range n {
-			r.mu.Lock()
-			w := r.watches[events[i].Fd]
-			r.mu.Unlock()
-			if w != nil {
-				w.readable()
-			}
+		r.serve(events[:n])
+		return true
+	}
+	for {
+		if err := raw.Read(ready); err != nil {
+			return // the set was closed: not done while the process runs
+		}
+	}
+}
+
+// serve reads each ready socket of events once.
+func (r *epollReader) serve(events []syscall.EpollEvent) {
+	for i := range events {
+		r.mu.Lock()
+		w := r.watches[events[i].Fd]
+		r.mu.Unlock()
+		if w != nil {
+			w.readable()
 		}
 	}
 }
