@@ -18,9 +18,18 @@ import (
 // records; the sockets are taken out of Go's netpoller, so no goroutine is woken).
 // Its cpu_us/token is what this kernel charges a reader per streamed token;
 // the client's own cost is the difference.
-func BenchmarkFloorStreams500(b *testing.B) {
-	const workers, tokens = 500, 128
-	base := startBenchServer(b, 50*time.Millisecond, 10*time.Millisecond, tokens)
+func BenchmarkFloorStreams500(b *testing.B) { benchFloorStreams(b, 500) }
+
+// BenchmarkFloorStreams1000 is BenchmarkFloorStreams500 with 1,000 streams, the floor
+// under BenchmarkClientStreams1000.
+func BenchmarkFloorStreams1000(b *testing.B) { benchFloorStreams(b, 1000) }
+
+func benchFloorStreams(b *testing.B, workers int) {
+	const tokens = benchTokens
+	if lim := raiseNOFILE(uint64(workers) + 100); lim < uint64(workers)+100 {
+		b.Skipf("open-files limit %d is below %d", lim, workers+100)
+	}
+	base := startBenchServer(b, benchTTFT, benchITL, tokens)
 	addr := base[len("http://") : len(base)-len("/v1")]
 	epfd, fds := floorConns(b, addr, workers)
 	defer func() {
@@ -40,14 +49,14 @@ func BenchmarkFloorStreams500(b *testing.B) {
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	start := time.Now()
-	stagger := 50*time.Millisecond + tokens*10*time.Millisecond
+	stagger := benchStagger
 	next := 0 // workers started so far
 	rounds := make([]int, workers)
 	frames, done := 0, 0
 	buf := make([]byte, 16<<10)
 	events := make([]syscall.EpollEvent, 256)
 	for done < workers {
-		for next < workers && time.Since(start) >= stagger*time.Duration(next)/workers {
+		for next < workers && time.Since(start) >= stagger*time.Duration(next)/time.Duration(workers) {
 			request(next, 0)
 			next++
 		}

@@ -49,14 +49,16 @@ type rawPool struct {
 }
 
 // rawConn is one pooled connection with its read buffer; unread bytes are buf[r:w].
-// With noRead set, reads that would touch the socket fail with errWouldBlock instead,
-// so a body can be finished from what is already buffered.
+// With noRead set, reads that would touch the socket fail with errWouldBlock instead
+// (or with pending, the error an epoll reader's read met), so a body can be finished
+// from what is already buffered, or fed by an epoll reader (client_epoll_linux.go).
 type rawConn struct {
 	conn      net.Conn
 	buf       []byte
 	r, w      int
 	idleSince time.Time
 	noRead    bool
+	pending   error
 }
 
 // errWouldBlock is a read the connection's noRead mode refused.
@@ -231,27 +233,47 @@ func (p *rawPool) writeRequest(rc *rawConn, scratch []byte, body []byte, ids wir
 	return b, err
 }
 
-// fill reads more bytes into rc.buf (compacting or growing it up to limit first).
-func (rc *rawConn) fill(limit int) error {
+// read reads from the socket into p; in noRead mode it reads nothing and returns
+// pending, or errWouldBlock.
+func (rc *rawConn) read(p []byte) (int, error) {
+	if rc.noRead {
+		if rc.pending != nil {
+			return 0, rc.pending
+		}
+		return 0, errWouldBlock
+	}
+	return rc.conn.Read(p)
+}
+
+// makeRoom makes room at the end of rc.buf for a read, compacting it or growing it up
+// to limit bytes.
+func (rc *rawConn) makeRoom(limit int) error {
 	if rc.r > 0 && rc.r == rc.w {
 		rc.r, rc.w = 0, 0
 	}
-	if rc.w == len(rc.buf) {
-		if rc.r > 0 {
-			rc.w = copy(rc.buf, rc.buf[rc.r:rc.w])
-			rc.r = 0
-		} else if len(rc.buf) < limit {
-			nb := make([]byte, min(2*len(rc.buf), limit))
-			rc.w = copy(nb, rc.buf[rc.r:rc.w])
-			rc.r, rc.buf = 0, nb
-		} else {
-			return fmt.Errorf("%w: header larger than %d bytes", errRawMalformed, limit)
-		}
+	if rc.w < len(rc.buf) {
+		return nil
 	}
-	if rc.noRead {
-		return errWouldBlock
+	switch {
+	case rc.r > 0:
+		rc.w = copy(rc.buf, rc.buf[rc.r:rc.w])
+		rc.r = 0
+	case len(rc.buf) < limit:
+		nb := make([]byte, min(2*len(rc.buf), limit))
+		rc.w = copy(nb, rc.buf[rc.r:rc.w])
+		rc.r, rc.buf = 0, nb
+	default:
+		return fmt.Errorf("%w: header larger than %d bytes", errRawMalformed, limit)
 	}
-	n, err := rc.conn.Read(rc.buf[rc.w:])
+	return nil
+}
+
+// fill reads more bytes into rc.buf (compacting or growing it up to limit first).
+func (rc *rawConn) fill(limit int) error {
+	if err := rc.makeRoom(limit); err != nil {
+		return err
+	}
+	n, err := rc.read(rc.buf[rc.w:])
 	rc.w += n
 	if n > 0 {
 		return nil
@@ -530,12 +552,12 @@ func (b *rawBody) data() ([]byte, error) {
 	rc := b.rc
 	var err error
 	if rc.r == rc.w {
-		if rc.noRead {
+		if rc.noRead && rc.pending == nil {
 			return nil, errWouldBlock
 		}
 		rc.r, rc.w = 0, 0
 		var n int
-		n, err = rc.conn.Read(rc.buf)
+		n, err = rc.read(rc.buf)
 		rc.w = n
 		if n == 0 && err == nil {
 			err = io.ErrNoProgress
@@ -576,7 +598,10 @@ func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPo
 	wd.armFirstByte()
 	// Cancellation (the caller's, a timeout, the drain after [DONE]) interrupts blocked
 	// reads and writes; such a connection is never reused.
-	stop := context.AfterFunc(ctx, func() { _ = rc.conn.SetDeadline(longAgo) })
+	// An epoll reader replaces rc.conn by a new net.Conn on the same socket after the
+	// body; by then stop has run or the connection is never reused.
+	conn := rc.conn
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(longAgo) })
 	reuse := false
 	defer func() {
 		if rc == nil {
@@ -609,6 +634,8 @@ func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPo
 	if head.status < 200 || head.status > 299 {
 		s.rec.RetryAfterMs = retryAfterMs(head.status, head.retryAfter, time.Now())
 		c.readHTTPError(parent, ctx, s, head.status, src, wd)
+	} else if !isJSON(head.contentType) && c.readStreamEpoll(parent, ctx, s, src, wd) {
+		// read by an epoll reader (client_epoll_linux.go)
 	} else {
 		c.readStream(parent, ctx, s, head.contentType, src, wd)
 	}

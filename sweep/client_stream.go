@@ -258,7 +258,7 @@ func (rs *readerSource) next() ([]byte, error) {
 // ignored stream=true, as one JSON completion). contentType is the response's
 // Content-Type header.
 func (c *Client) readStream(parent, ctx context.Context, s *stream, contentType string, body bodySource, wd *watchdog) {
-	if mt, _, _ := mime.ParseMediaType(contentType); mt == "application/json" {
+	if isJSON(contentType) {
 		c.readJSONBody(parent, ctx, s, body, wd)
 		return
 	}
@@ -267,30 +267,47 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, contentType 
 		if len(b) > 0 {
 			s.now = time.Now()
 			wd.touch(s.now)
-			if !s.countBody(b) {
-				return
-			}
-			if perr := s.parser.Feed(b, s.emit); perr != nil {
-				s.setError(rundir.ErrDecode, "parse event stream: "+perr.Error())
-				return
-			}
-			if s.done {
-				// The record is final: the caller ends or drains the rest of the body
-				// (drainRaw, drainHTTP) without holding up the next request.
-				return
-			}
 		}
-		if err == io.EOF {
-			s.now = time.Now()
-			_ = s.parser.Finish(s.emit)
-			return
-		}
-		if err != nil {
-			class, msg := c.classifyTransport(parent, ctx, err, true)
-			s.setError(class, msg)
+		if s.feed(parent, ctx, b, err) {
 			return
 		}
 	}
+}
+
+// feed applies one piece b of an event-stream body, read at s.now, and the error that
+// came with it; it reports whether the stream is over for the reader: the record is
+// final ([DONE], a failure) or the body ended. After [DONE] the caller ends or drains
+// the rest of the body (drainRaw, drainHTTP) without holding up the next request.
+func (s *stream) feed(parent, ctx context.Context, b []byte, err error) bool {
+	if len(b) > 0 {
+		if !s.countBody(b) {
+			return true
+		}
+		if perr := s.parser.Feed(b, s.emit); perr != nil {
+			s.setError(rundir.ErrDecode, "parse event stream: "+perr.Error())
+			return true
+		}
+		if s.done {
+			return true
+		}
+	}
+	switch {
+	case err == io.EOF:
+		s.now = time.Now()
+		_ = s.parser.Finish(s.emit)
+		return true
+	case err != nil:
+		s.setError(s.c.classifyTransport(parent, ctx, err, true))
+		return true
+	}
+	return false
+}
+
+// isJSON reports whether a response's Content-Type is application/json: a server that
+// ignored stream=true.
+func isJSON(contentType string) bool {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt == "application/json"
 }
 
 // readJSONBody handles a non-streamed JSON answer as a single event.
