@@ -68,6 +68,9 @@ type stepRun struct {
 	stage        int
 	warmDone     int
 	warmSent     int
+	// traceWarmup is a trace step's warm-up request count when claim itself opens the
+	// window on the next send (no step hook); 0 otherwise.
+	traceWarmup  int
 	measureSent  int
 	measureDone  int
 	inflight     int
@@ -102,6 +105,14 @@ func (s *stepRun) claim() (phase string, ok bool) {
 	case s.stage == stageMeasure && s.st.Requests > 0 && s.measureSent >= s.st.Requests:
 		return "", false
 	case s.stage == stageMeasure:
+		s.measureSent++
+		phase = rundir.PhaseMeasure
+	case s.traceWarmup > 0 && s.warmSent >= s.traceWarmup:
+		// A trace step's warm-up is its first traceWarmup sends, exactly: the send after
+		// them opens the window here, not when the controller next runs (a stall of the
+		// controller would count the sends in between as warm-up).
+		s.stage = stageMeasure
+		s.measureStart = time.Now()
 		s.measureSent++
 		phase = rundir.PhaseMeasure
 	default:
@@ -253,6 +264,11 @@ func (s *stepRun) run(ctx context.Context) (sum rundir.StepSummary, results []st
 	if w.Requests > 0 || w.Duration > 0 {
 		s.stage = stageWarmup
 	}
+	if s.trace != nil && s.rn.opts.Hook == nil {
+		// With a hook (a capture starting) the window opens when the hook returns: the
+		// trace's sends in the meantime are warm-up.
+		s.traceWarmup = w.Requests
+	}
 	s.mu.Unlock()
 	go s.sender()
 	bctx, cancelBound := context.WithDeadline(ctx, s.start.Add(s.timeout()))
@@ -355,7 +371,9 @@ func (s *stepRun) measure(ctx, bctx context.Context) (sum rundir.StepSummary, in
 	}
 	s.mu.Lock()
 	s.stage = stageMeasure
-	s.measureStart = time.Now()
+	if s.measureStart.IsZero() { // claim opened it already on a trace step's send
+		s.measureStart = time.Now()
+	}
 	s.mu.Unlock()
 	s.rn.progress.stepPhase("measure")
 	dur, n := s.st.Duration, s.st.Requests
