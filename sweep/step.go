@@ -64,10 +64,10 @@ type stepRun struct {
 
 	origin, start time.Time
 
-	mu           sync.Mutex
-	stage        int
-	warmDone     int
-	warmSent     int
+	mu       sync.Mutex
+	stage    int
+	warmDone int
+	warmSent int
 	// traceWarmup is a trace step's warm-up request count when claim itself opens the
 	// window on the next send (no step hook); 0 otherwise.
 	traceWarmup  int
