@@ -188,6 +188,7 @@ func (w *bodyWatch) readable() {
 		return
 	}
 	n, err := syscall.Read(w.fd, rc.buf[rc.w:])
+	rc.noteRead(n, len(rc.buf)-rc.w)
 	if err == syscall.EAGAIN || err == syscall.EINTR {
 		return // a stale readiness: level-triggered, it is reported again when true
 	}
