@@ -170,7 +170,8 @@ func (c *Client) rawPool() *rawPool {
 	return c.raw
 }
 
-// streamBufSize is the read buffer per in-flight request.
+// streamBufSize is the read buffer of a request read through net/http (made on first
+// use: the raw path reads into its connection's buffer).
 const streamBufSize = 4096
 
 // NewClient returns a client for cfg. Configuration problems (a malformed BaseURL)
@@ -503,7 +504,7 @@ func (c *Client) run(parent context.Context, s *stream, body []byte, ids wireIDs
 		// transport must not hand this connection to another request.
 		dc.doubted.Store(true)
 	}
-	src := &readerSource{r: resp.Body, buf: s.buf}
+	src := &readerSource{r: resp.Body, buf: s.netBuf()}
 	if !ok2xx {
 		s.rec.RetryAfterMs = retryAfterMs(resp.StatusCode, resp.Header.Get("Retry-After"), time.Now())
 		c.readHTTPError(parent, ctx, s, resp.StatusCode, src, wd)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -534,6 +535,7 @@ func benchOpenStreams(b *testing.B, want int, fit bool) {
 	defer c.CloseIdleConnections()
 	recs := make([]rundir.Record, streams)
 	var wg sync.WaitGroup
+	mem := sampleMem()
 	start := time.Now()
 	cpu0 := cpuTime()
 	for i := 0; i < streams; i++ {
@@ -546,6 +548,7 @@ func benchOpenStreams(b *testing.B, want int, fit bool) {
 	}
 	wg.Wait()
 	cpu := cpuTime() - cpu0
+	ms := mem()
 	st := fetchStamps(b, base)
 	errs, toks := 0, 0
 	classes := map[string]int{}
@@ -569,8 +572,40 @@ func benchOpenStreams(b *testing.B, want int, fit bool) {
 	b.ReportMetric(perStream, "client_KiB_per_stream")
 	b.ReportMetric((float64(rss0)+perStream*20000)/1024, "client_rss_20k_projected_MiB")
 	b.ReportMetric(float64(st.RSSKiB)/1024, "server_rss_MiB")
+	b.ReportMetric(float64(ms.StackInuse)/1024/float64(streams), "stack_KiB_per_stream")
+	b.ReportMetric(float64(ms.HeapInuse)/1024/float64(streams), "heap_inuse_KiB_per_stream")
 	b.ReportMetric(pct(lag, 0.99), "first_lag_p99_ms")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(max(toks, 1)), "cpu_us/token")
+}
+
+// sampleMem reads the runtime's memory statistics every 250 ms until the returned
+// function is called; that returns the sample with the most stack and heap in use (the
+// moment most streams were open).
+func sampleMem() func() runtime.MemStats {
+	var best runtime.MemStats
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		var m runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				runtime.ReadMemStats(&m)
+				if m.StackInuse+m.HeapInuse > best.StackInuse+best.HeapInuse {
+					best = m
+				}
+			}
+		}
+	}()
+	return func() runtime.MemStats {
+		close(stop)
+		<-done
+		return best
+	}
 }
 
 // TestClientAllocsPerToken checks that the client's hot path does not allocate per

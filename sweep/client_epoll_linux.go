@@ -108,7 +108,7 @@ func newEpollReader() (*epollReader, error) {
 // loop waits in Go's netpoller for the epoll set to be readable, then takes its ready
 // sockets without blocking and reads each once.
 func (r *epollReader) loop(raw syscall.RawConn) {
-	events := make([]syscall.EpollEvent, 128)
+	events := make([]syscall.EpollEvent, 1024)
 	ready := func(fd uintptr) bool {
 		n, err := syscall.EpollWait(int(fd), events, 0)
 		if err != nil || n <= 0 {
@@ -188,6 +188,7 @@ func (w *bodyWatch) readable() {
 		return
 	}
 	n, err := syscall.Read(w.fd, rc.buf[rc.w:])
+	rc.noteRead(n, len(rc.buf)-rc.w)
 	if err == syscall.EAGAIN || err == syscall.EINTR {
 		return // a stale readiness: level-triggered, it is reported again when true
 	}

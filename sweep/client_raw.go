@@ -22,9 +22,12 @@ import (
 // once less, and hands the SSE parser slices of its own read buffer. https:// and
 // anything unusual (user info in the URL) go through net/http.
 
-// rawReadBufSize is a raw connection's read buffer; rawMaxHeader bounds the response
-// head (status line and headers).
+// rawReadBufStart is a raw connection's first read buffer; a read that fills it
+// doubles it, up to rawReadBufSize (a token stream's segments are a few hundred bytes,
+// so most of 20,000 open streams keep 4 KiB). rawMaxHeader bounds the response head
+// (status line and headers) and so the largest buffer a head or an event can grow.
 const (
+	rawReadBufStart = 4 << 10
 	rawReadBufSize  = 16 << 10
 	rawMaxHeader    = 1 << 20
 	rawIdleConnTime = 90 * time.Second
@@ -59,6 +62,7 @@ type rawConn struct {
 	idleSince time.Time
 	noRead    bool
 	pending   error
+	full      bool // the last read filled buf: grow it (up to rawReadBufSize) first
 }
 
 // errWouldBlock is a read the connection's noRead mode refused.
@@ -122,7 +126,7 @@ func (p *rawPool) get(ctx context.Context, dial func(context.Context, string, st
 				p.release()
 				return nil, &dialError{err: err}
 			}
-			return &rawConn{conn: conn, buf: make([]byte, rawReadBufSize)}, nil
+			return &rawConn{conn: conn, buf: make([]byte, rawReadBufStart)}, nil
 		}
 		w := make(chan *rawConn, 1)
 		p.waiters = append(p.waiters, w)
@@ -242,7 +246,26 @@ func (rc *rawConn) read(p []byte) (int, error) {
 		}
 		return 0, errWouldBlock
 	}
-	return rc.conn.Read(p)
+	n, err := rc.conn.Read(p)
+	rc.noteRead(n, len(p))
+	return n, err
+}
+
+// noteRead records whether a read of n bytes into room bytes filled them: the next
+// read then grows the buffer first (more bytes are likely waiting).
+func (rc *rawConn) noteRead(n, room int) {
+	rc.full = n == room && len(rc.buf) < rawReadBufSize
+}
+
+// growFull doubles the buffer, keeping its unread bytes, when the last read filled it.
+func (rc *rawConn) growFull() {
+	if !rc.full {
+		return
+	}
+	rc.full = false
+	nb := make([]byte, min(2*len(rc.buf), rawReadBufSize))
+	rc.w = copy(nb, rc.buf[rc.r:rc.w])
+	rc.r, rc.buf = 0, nb
 }
 
 // makeRoom makes room at the end of rc.buf for a read, compacting it or growing it up
@@ -251,6 +274,7 @@ func (rc *rawConn) makeRoom(limit int) error {
 	if rc.r > 0 && rc.r == rc.w {
 		rc.r, rc.w = 0, 0
 	}
+	rc.growFull()
 	if rc.w < len(rc.buf) {
 		return nil
 	}
@@ -556,6 +580,7 @@ func (b *rawBody) data() ([]byte, error) {
 			return nil, errWouldBlock
 		}
 		rc.r, rc.w = 0, 0
+		rc.growFull()
 		var n int
 		n, err = rc.read(rc.buf)
 		rc.w = n

@@ -76,7 +76,7 @@ type stream struct {
 }
 
 func newStream(c *Client) *stream {
-	s := &stream{c: c, buf: make([]byte, streamBufSize)}
+	s := &stream{c: c}
 	s.emit = s.onEvent
 	s.parser.SetMaxLine(eventLimit(c.limit))
 	s.parser.setLargeEvents(true)
@@ -239,6 +239,15 @@ func (s *stream) apply(c *chunk) {
 // return data and an error together.
 type bodySource interface {
 	next() ([]byte, error)
+}
+
+// netBuf returns the stream's read buffer for a net/http body, made on first use (the
+// raw HTTP/1.1 path reads into its connection's buffer and never needs it).
+func (s *stream) netBuf() []byte {
+	if s.buf == nil {
+		s.buf = make([]byte, streamBufSize)
+	}
+	return s.buf
 }
 
 // readerSource reads a net/http response body into the stream's buffer.
