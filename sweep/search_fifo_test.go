@@ -178,7 +178,7 @@ func TestFixedLadderRangesHoldTheTruth(t *testing.T) {
 		{11, 80, 4, 18, "p95"}, {14, 60, 4, 26, "p95"}, {17, 70, 5, 20, "p95"}, {25, 50, 4, 24, "p99"},
 		{33, 60, 4, 22, "p99"}, {50, 50, 4, 24, "p99"}}
 	held := make([]bool, len(cases))
-	slots := make(chan struct{}, 3) // three ladders at a time: the client's timing stays exact
+	slots := make(chan struct{}, 2) // two ladders at a time: the client's timing stays exact (three, beside the other packages' tests on two cores, held 8 of 10 once)
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("K%d", c.k), func(t *testing.T) {
 			t.Parallel()
