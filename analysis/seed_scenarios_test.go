@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"math"
 	"path/filepath"
 	"testing"
 	"time"
@@ -96,7 +95,8 @@ func runSeed(t *testing.T, p *plan.Plan) *Analysis {
 // TestSeedOneSlotQueueBehindSingleUserBenchmark re-enacts seed article 000: a server
 // that looks production-ready for one user (TTFT ≈ 223 ms, ITL ≈ 10.5 ms) has one slot,
 // so at 50 concurrent users requests wait for those ahead of them while ITL stays where
-// it was. The analysis must say so: TTFT p50 at 1 ≈ 223 ms (±10 %), TTFT at 50 in the
+// it was. The analysis must say so: TTFT p50 at 1 ≈ 223 ms (±10 %, plus up to 2 ms of the
+// host's wall time per request, ×20 simulated), TTFT at 50 in the
 // tens of seconds (mean 25–60 s, p99 ≥ 55 s; article: 41.7 s mean, p99 above 64 s) with
 // the median request's ITL ≈ 10.5 ms at both (±10 %) and flat (±15 %), one slot fitted
 // and identified (0.8–1.3), a queue bottleneck, goodput ≈ 0 (≤ 5 %) for TTFT p95 ≤
@@ -121,16 +121,24 @@ func TestSeedOneSlotQueueBehindSingleUserBenchmark(t *testing.T) {
 	// Concurrency 1: the article's single-user figures (TTFT 223.11 ms, ITL 10.67 ms), on
 	// the medians (a shared host's stalls reach the means: ±25 % there). ITL is each
 	// request's mean gap, so its p50 is the median request's TPOT.
+	// A TTFT also carries the host's own per-request cost (the client's write, the
+	// simulator's wake-up, loopback): about 0.8 ms of wall time on an idle 2-core VM,
+	// 16 ms once simulated (×20), and more beside other tests. Up to hostMs of it is
+	// allowed above the TTFT's band (it is one-sided: the host never makes a TTFT
+	// shorter).
+	const hostMs = 2.0
 	for _, v := range []struct {
 		name           string
 		got, want, tol float64
+		host           float64 // simulated ms of host cost allowed above the band
 	}{
-		{"TTFT p50 at 1", s * one.TTFTMs.P50, 223, 0.10}, {"TTFT mean at 1", s * one.TTFTMs.Mean, 223, 0.25},
-		{"ITL p50 at 1", s * one.ITLMs.P50, 10.5, 0.10}, {"ITL p50 at 50", s * fifty.ITLMs.P50, 10.5, 0.10},
-		{"ITL mean at 1", s * one.ITLMs.Mean, 10.5, 0.25},
+		{"TTFT p50 at 1", s * one.TTFTMs.P50, 223, 0.10, s * hostMs}, {"TTFT mean at 1", s * one.TTFTMs.Mean, 223, 0.25, s * hostMs},
+		{"ITL p50 at 1", s * one.ITLMs.P50, 10.5, 0.10, 0}, {"ITL p50 at 50", s * fifty.ITLMs.P50, 10.5, 0.10, 0},
+		{"ITL mean at 1", s * one.ITLMs.Mean, 10.5, 0.25, 0},
 	} {
-		if math.Abs(v.got-v.want)/v.want > v.tol {
-			t.Errorf("%s = %.2f ms (simulated), want %.1f ms ± %.0f%%", v.name, v.got, v.want, 100*v.tol)
+		lo, hi := v.want*(1-v.tol), v.want*(1+v.tol)+v.host
+		if v.got < lo || v.got > hi {
+			t.Errorf("%s = %.2f ms (simulated), want %.1f–%.1f ms (%.1f ± %.0f%%, + %.0f ms of host cost)", v.name, v.got, lo, hi, v.want, 100*v.tol, v.host)
 		}
 	}
 	// Concurrency 50: TTFT in the tens of seconds, p99 past a minute, ITL flat.

@@ -127,8 +127,11 @@ func TestClientNoLeaks(t *testing.T) {
 	if got := epollWatched.Load() - watched; got < users*perUser {
 		t.Errorf("%d bodies read by the epoll reader, want at least %d", got, users*perUser)
 	}
-	if got := srv.conns.Load(); got != 1+users {
-		t.Errorf("%d connections for the keep-alive requests, want %d (1 warm-up + one per user)", got, 1+users)
+	// Keep-alive: at most one per user plus the warm-up's (fewer when a user takes a
+	// connection another left idle while it was on the failing server), never one per
+	// request.
+	if got := srv.conns.Load(); got < 1 || got > 1+users {
+		t.Errorf("%d connections for %d keep-alive requests, want 1 to %d (at most one per user and the warm-up's)", got, users*perUser, 1+users)
 	}
 	ok.CloseIdleConnections()
 	bad.CloseIdleConnections()
