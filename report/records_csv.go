@@ -59,18 +59,39 @@ func (c *recordsCSV) flush() error { return c.bw.Flush() }
 // once) (the Requests sheet's, writeXLSX's everyRow); records.csv is replaced
 // only when the workbook was written. Errors: either file's, records.csv's named.
 func writeXLSXAndRecordsCSV(dir string, in *input) error {
+	return replaceRecordsCSV(dir, func(row func([]any) error) error {
+		return writeXLSX(filepath.Join(dir, FileXLSX), in, row)
+	})
+}
+
+// writeRecordsCSV writes records.csv alone (the "csv" format without the workbook),
+// from one streamed pass over records.jsonl (input.eachRequest); replaced atomically.
+func writeRecordsCSV(dir string, in *input) error {
+	return replaceRecordsCSV(dir, func(row func([]any) error) error {
+		vals := make([]any, len(requestColumns(styles{})))
+		return in.eachRequest(func(r *rundir.Record) error {
+			requestRow(vals, r, in.requests.firstSentNs)
+			return row(vals)
+		})
+	})
+}
+
+// replaceRecordsCSV replaces dir's records.csv (rundir.WriteAtomic) with the header and
+// the rows fill passes to row; an error of fill keeps the old file. Errors: fill's, or
+// records.csv's (named).
+func replaceRecordsCSV(dir string, fill func(row func([]any) error) error) error {
 	return rundir.WriteAtomic(filepath.Join(dir, FileRecordsCSV), func(f io.Writer) error {
 		c, err := newRecordsCSV(f)
 		if err != nil {
 			return fmt.Errorf("%s: %w", FileRecordsCSV, err)
 		}
-		everyRow := func(vals []any) error {
+		row := func(vals []any) error {
 			if err := c.write(vals); err != nil {
 				return fmt.Errorf("%s: %w", FileRecordsCSV, err)
 			}
 			return nil
 		}
-		if err := writeXLSX(filepath.Join(dir, FileXLSX), in, everyRow); err != nil {
+		if err := fill(row); err != nil {
 			return err
 		}
 		if err := c.flush(); err != nil {
@@ -102,29 +123,6 @@ func appendCSVCell(b []byte, v any) []byte {
 	default:
 		return appendCSVString(b, fmt.Sprint(x))
 	}
-}
-
-// writeRecordsCSV writes records.csv alone (the "csv" format without the workbook),
-// from one streamed pass over records.jsonl (input.eachRequest); replaced atomically.
-func writeRecordsCSV(dir string, in *input) error {
-	return rundir.WriteAtomic(filepath.Join(dir, FileRecordsCSV), func(f io.Writer) error {
-		c, err := newRecordsCSV(f)
-		if err != nil {
-			return fmt.Errorf("%s: %w", FileRecordsCSV, err)
-		}
-		vals := make([]any, len(requestColumns(styles{})))
-		err = in.eachRequest(func(r *rundir.Record) error {
-			requestRow(vals, r, in.requests.firstSentNs)
-			return c.write(vals)
-		})
-		if err == nil {
-			err = c.flush()
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", FileRecordsCSV, err)
-		}
-		return nil
-	})
 }
 
 // formulaLead reports whether a spreadsheet opening a CSV file would read a text cell
