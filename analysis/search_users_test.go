@@ -3,9 +3,11 @@ package analysis
 import (
 	"context"
 	"math"
+	"sort"
 	"testing"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/rundir"
 	"github.com/llmcap/llmcap/sweep"
 )
 
@@ -74,13 +76,22 @@ func TestDemoSearchUsersAgreesWithMeasuredUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	truth := 0.0
+	// A step whose p95 breaks its bound only within the p95's own sampling uncertainty
+	// (near the knee, ~500 random arrivals per window) is no evidence against the claim:
+	// it counts as passing here.
+	pass := map[float64]bool{}
 	for _, s := range b.Mix.Steps {
-		t.Logf("dense: %d users: TTFT p95 %.0f ms, ITL p95 %.1f ms, SLA %v", s.Users, s.TTFTMs.P95, s.ITLMs.P95, s.MeetsSLA)
+		lowTTFT, lowITL := p95Lower(t, dir2, s.Step)
+		pass[s.Load] = s.MeetsSLA || (lowTTFT <= q.SLA.TTFTMs["p95"] && lowITL <= q.SLA.ITLMs["p95"])
+		t.Logf("dense: %d users: TTFT p95 %.0f ms (95%% CI from %.0f), ITL p95 %.1f ms (from %.1f), SLA %v, counted as passing %v",
+			s.Users, s.TTFTMs.P95, lowTTFT, s.ITLMs.P95, lowITL, s.MeetsSLA, pass[s.Load])
 		if s.SimulatorLate {
 			t.Skipf("dense users %d: the simulator ran late", s.Users)
 		}
-		if s.MeetsSLA && allPassBelow(b.Mix.Steps, s.Load) {
+	}
+	truth := 0.0
+	for _, s := range b.Mix.Steps {
+		if pass[s.Load] && allPassBelow(b.Mix.Steps, s.Load, pass) {
 			truth = s.Load // the largest passing users below the first failing step
 		}
 	}
@@ -90,12 +101,47 @@ func TestDemoSearchUsersAgreesWithMeasuredUsers(t *testing.T) {
 	}
 }
 
-// allPassBelow reports whether every step below load met the SLA.
-func allPassBelow(steps []StepStats, load float64) bool {
+// allPassBelow reports whether every step below load passed.
+func allPassBelow(steps []StepStats, load float64, pass map[float64]bool) bool {
 	for i := range steps {
-		if steps[i].Load < load && !steps[i].MeetsSLA {
+		if steps[i].Load < load && !pass[steps[i].Load] {
 			return false
 		}
 	}
 	return true
+}
+
+// p95Lower returns the lower ends (ms) of the distribution-free 95% confidence
+// intervals of the p95 TTFT and p95 ITL of the step's successful measured requests:
+// the order statistic at rank n·0.95 − 1.96·√(n·0.95·0.05) (the normal approximation
+// of the binomial count of values below the p95).
+func p95Lower(t *testing.T, dir string, step int) (ttftMs, itlMs float64) {
+	t.Helper()
+	var ttft, itl []float64
+	_, err := rundir.EachRecord(dir, func(r *rundir.Record) error {
+		if r.Step != step || !r.OK() || (r.Phase != rundir.PhaseMeasure && r.Phase != rundir.PhaseGrace) {
+			return nil
+		}
+		if r.TTFTMs != nil {
+			ttft = append(ttft, *r.TTFTMs)
+		}
+		if r.ITLMs != nil {
+			itl = append(itl, *r.ITLMs)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lowerP95(ttft), lowerP95(itl)
+}
+
+func lowerP95(v []float64) float64 {
+	if len(v) == 0 {
+		return math.Inf(1)
+	}
+	sort.Float64s(v)
+	n := float64(len(v))
+	k := int(math.Floor(0.95*n - 1.96*math.Sqrt(n*0.95*0.05)))
+	return v[max(k-1, 0)]
 }
