@@ -190,6 +190,9 @@ func (p *Plan) fillDerived() {
 	if l := p.Target.Launch; l != nil && l.ReadyTimeout == 0 {
 		l.ReadyTimeout = DefaultReadyTimeout
 	}
+	if p.Tune != nil {
+		p.Tune.fillDefaults(p)
+	}
 	if p.Target.URL == "" {
 		p.Target.URL = TargetSimulator
 	}

@@ -46,6 +46,12 @@ func (p *Plan) Redacted() *Plan {
 		l2.Command, _ = redact.Argv(l.Command)
 		c.Target.Launch = &l2
 	}
+	if t := c.Tune; t != nil {
+		t2 := *t
+		t2.Launch.Env, _ = redact.Env(t.Launch.Env)
+		t2.Launch.Command, _ = redact.Argv(t.Launch.Command)
+		c.Tune = &t2
+	}
 	if c.Target.ExtraBody != nil {
 		m, _ := redact.Tree(c.Target.ExtraBody)
 		c.Target.ExtraBody, _ = m.(map[string]any)
@@ -118,6 +124,12 @@ func (p *Plan) Secrets() []string {
 		_, s := redact.Env(l.Env)
 		out = append(out, s...)
 		_, s = redact.Argv(l.Command)
+		out = append(out, s...)
+	}
+	if t := p.Tune; t != nil {
+		_, s := redact.Env(t.Launch.Env)
+		out = append(out, s...)
+		_, s = redact.Argv(t.Launch.Command)
 		out = append(out, s...)
 	}
 	if p.Target.ExtraBody != nil {

@@ -60,6 +60,7 @@ func skeleton() *Plan {
 	p.Ladder.Search = &Search{}
 	p.Capture.Enabled = true
 	p.Capture.Steps = []CaptureStep{{}}
+	p.Tune = &Tune{Space: []TuneParam{{}}, Objectives: []TuneObjective{{}}}
 	return p
 }
 

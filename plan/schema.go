@@ -34,6 +34,9 @@ type Plan struct {
 	SLA      SLA       `mapstructure:"sla" json:"sla" yaml:"sla"`
 	Capture  Capture   `mapstructure:"capture" json:"capture" yaml:"capture"`
 	Report   Report    `mapstructure:"report" json:"report" yaml:"report"`
+	// Tune configures `llmcap tune`, a search over the server's parameters (tune.go);
+	// other commands ignore it.
+	Tune *Tune `mapstructure:"tune" json:"tune,omitempty" yaml:"tune,omitempty"`
 
 	// Assumed lists, one line each, the defaults Load filled in for what the plan file,
 	// the environment and the overrides left out (section_defaults.go); empty for a

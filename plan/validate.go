@@ -42,6 +42,7 @@ func (p *Plan) fieldProblems() problems {
 	p.checkSLA(&ps)
 	p.checkCapture(&ps)
 	p.checkReport(&ps)
+	p.checkTune(&ps)
 	return ps
 }
 
