@@ -32,6 +32,17 @@ const (
 	StopGrace = 10 * time.Second
 )
 
+// Option changes how StartProcess starts its process.
+type Option func(*exec.Cmd)
+
+// DieWithParent has the started process killed when the llmcap that started it dies
+// (Linux's parent-death signal; elsewhere it does nothing).
+func DieWithParent() Option { return dieWithParent }
+
+// KillGroup sends SIGKILL to the process group led by pid (outside Unix, to the process
+// pid); a group already gone is not an error.
+func KillGroup(pid int) error { return killGroup(pid) }
+
 // Process is a started server process in a process group of its own (stopping it also
 // stops the workers it forks, e.g. a server started through a shell script), its output
 // appended to a log file.
@@ -47,7 +58,11 @@ type Process struct {
 // and stderr to logPath; with red set, through a pipe that masks red's secrets line by
 // line (redact.Writer: a server printing its own arguments does not put an API key in
 // server.log). Errors: the log cannot be opened, or the program cannot start.
-func StartProcess(argv, env []string, logPath string, red *redact.Redactor) (*Process, error) {
+//
+// With DieWithParent the process is also killed (SIGKILL, Linux only) if the llmcap
+// that started it dies, even by kill -9 (its process group's other members are not:
+// `llmcap tune --resume` stops those, see KillGroup).
+func StartProcess(argv, env []string, logPath string, red *redact.Redactor, opts ...Option) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("launch: no command")
 	}
@@ -67,6 +82,9 @@ func StartProcess(argv, env []string, logPath string, red *redact.Redactor) (*Pr
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	ownProcessGroup(cmd)
+	for _, o := range opts {
+		o(cmd)
+	}
 	err = cmd.Start()
 	if pr != nil {
 		out.Close() // the child holds its own copy of the write end
@@ -190,42 +208,51 @@ func Command(ctx context.Context, p *plan.Plan, runDir string) (stop func() erro
 // be taken for ready because its neighbour answers. Used for a launched server's
 // readiness on GET {url}/models.
 func WaitReady(ctx context.Context, url string, timeout time.Duration, exited <-chan struct{}) error {
+	_, err := WaitReadyEvery(ctx, url, timeout, exited, pollInterval)
+	return err
+}
+
+// WaitReadyEvery is WaitReady polling every interval; it also returns when the first of
+// the two 200s in a row came (a server's cold start ends there).
+func WaitReadyEvery(ctx context.Context, url string, timeout time.Duration, exited <-chan struct{}, interval time.Duration) (firstOK time.Time, err error) {
 	deadline := time.Now().Add(timeout)
 	client := &http.Client{Timeout: 5 * time.Second}
 	oks := 0
+	gone := errors.New("server exited before it was ready")
 	for {
 		select {
 		case <-exited:
-			return errors.New("server exited before it was ready")
+			return firstOK, gone
 		default:
 		}
-		if resp, err := client.Get(url); err == nil {
+		if resp, err := client.Get(url); err == nil && resp.StatusCode == http.StatusOK {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				oks++
-			} else {
-				oks = 0
+			if oks++; oks == 1 {
+				firstOK = time.Now()
 			}
 		} else {
+			if err == nil {
+				resp.Body.Close()
+			}
 			oks = 0
 		}
 		if oks >= 2 {
 			select {
 			case <-exited:
-				return errors.New("server exited before it was ready")
+				return firstOK, gone
 			default:
-				return nil
+				return firstOK, nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("server not ready at %s after %s", url, timeout)
+			return firstOK, fmt.Errorf("server not ready at %s after %s", url, timeout)
 		}
 		select {
 		case <-exited:
-			return errors.New("server exited before it was ready")
+			return firstOK, gone
 		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(pollInterval):
+			return firstOK, ctx.Err()
+		case <-time.After(interval):
 		}
 	}
 }

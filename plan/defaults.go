@@ -196,7 +196,7 @@ func (p *Plan) fillDerived() {
 	if p.Target.URL == "" {
 		p.Target.URL = TargetSimulator
 	}
-	if p.Target.IsSimulator() && p.Target.Model == "" {
+	if p.Target.IsSimulator() && p.Target.Model == "" && p.Tune == nil { // a tune names its server's model
 		p.Target.Model = p.Target.Simulator.Model
 	}
 	if p.Capture.Enabled && p.Capture.Mode == "" {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"maps"
 	"reflect"
 	"strings"
 )
@@ -25,6 +26,14 @@ func KeyDefaults() (values map[string]any, derived map[string]bool) {
 
 	a, b, base := map[string]any{}, map[string]any{}, map[string]any{}
 	walkKeys(reflect.ValueOf(*withAll), "", a)
+	// The tune section's defaults, from a plan with one (a tune plan's target.model has
+	// no default: the skeleton above leaves tune out).
+	withTune := skeleton()
+	withTune.Tune = &Tune{Space: []TuneParam{{}}, Objectives: []TuneObjective{{}}}
+	withTune.fillDerived()
+	tuneKeys := map[string]any{}
+	walkKeys(reflect.ValueOf(*withTune.Tune), "tune", tuneKeys)
+	maps.Copy(a, tuneKeys)
 	walkKeys(reflect.ValueOf(*other), "", b)
 	walkKeys(reflect.ValueOf(*plain), "", base)
 	values, derived = map[string]any{}, map[string]bool{}
@@ -60,7 +69,6 @@ func skeleton() *Plan {
 	p.Ladder.Search = &Search{}
 	p.Capture.Enabled = true
 	p.Capture.Steps = []CaptureStep{{}}
-	p.Tune = &Tune{Space: []TuneParam{{}}, Objectives: []TuneObjective{{}}}
 	return p
 }
 

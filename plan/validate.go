@@ -96,12 +96,17 @@ func positiveDur(ps *problems, path string, d time.Duration) {
 
 func (p *Plan) checkTarget(ps *problems) {
 	t := p.Target
-	if !t.IsSimulator() {
+	switch {
+	case p.Tune != nil: // each trial's target is the server tune.launch starts
+		if t.Model == "" {
+			ps.add("target.model", "", "must name the model the server of tune.launch serves")
+		}
+	case !t.IsSimulator():
 		checkURL(ps, "target.url", t.URL, fmt.Sprintf(" (or %q for the embedded simulator)", TargetSimulator))
 		if t.Model == "" {
 			ps.add("target.model", "", "must name the served model when target.url is a server")
 		}
-	} else if t.Model != "" && t.Model != t.Simulator.Model { // the simulator 404s any other name (sim.Server)
+	case t.Model != "" && t.Model != t.Simulator.Model: // the simulator 404s any other name (sim.Server)
 		ps.add("target.model", t.Model, "is not served by the embedded simulator, which answers only target.simulator.model (%s): "+
 			"set target.simulator.model: %s to simulate that catalog model, or leave target.model out", t.Simulator.Model, t.Model)
 	}

@@ -16,12 +16,11 @@ import (
 // File names inside a tune directory (`llmcap tune`): its own files, and one run
 // directory per trial under DirTrials.
 const (
-	FileTune       = "tune.json"         // TuneMeta
-	FileTrials     = "trials.jsonl"      // one Trial per finished trial, appended
-	FileTuneResult = "tune-result.json"  // TuneResult, rewritten after every trial
-	FileTuneServer = "tune-server.json"  // TuneServer while a trial's server runs
-	DirTrials      = "trials"            // trials/0007: trial 7's run directory
-	FileTuneLock   = ".llmcap-tune.lock" // held by the running tune
+	FileTune       = "tune.json"        // TuneMeta
+	FileTrials     = "trials.jsonl"     // one Trial per finished trial, appended
+	FileTuneResult = "tune-result.json" // TuneResult, rewritten after every trial
+	FileTuneServer = "tune-server.json" // TuneServer while a trial's server runs
+	DirTrials      = "trials"           // trials/0007: trial 7's run directory
 )
 
 // TrialDir is trial n's run directory inside the tune directory dir.
