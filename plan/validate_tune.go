@@ -53,7 +53,7 @@ func (t *Tune) fillDefaults(p *Plan) {
 	for i := range t.Objectives {
 		if o := &t.Objectives[i]; o.Direction == "" && o.Metric != "" {
 			o.Direction = TuneMinimize
-			if (TuneObjective{Metric: o.Metric}).Maximizes() {
+			if (TuneObjective{Metric: o.Metric}).Maximizes() { // the metric's default: users and concurrency
 				o.Direction = TuneMaximize
 			}
 		}
