@@ -43,7 +43,8 @@ func newReportCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report RUN_DIR",
 		Short: "Render a run directory's analysis as PDF, XLSX, charts, JSON, Markdown and CSV",
-		Long: `report reads DIR/analysis.json and writes each format into DIR. It runs the analysis
+		Long: `report reads DIR/analysis.json and writes each format into DIR (for a tune directory,
+one holding tune.json, it writes the tune report: tune-report.*). It runs the analysis
 first when analysis.json is missing or stale (older than records.jsonl, steps.jsonl or
 run.json, e.g. after llmcap sweep --resume, or recorded for another run state).
 Without --format it uses the plan's report.formats.`,
@@ -53,6 +54,9 @@ Without --format it uses the plan's report.formats.`,
 			dir := args[0]
 			if err := noOut(cmd, "report", dir); err != nil {
 				return err
+			}
+			if fileExists(filepath.Join(dir, rundir.FileTune)) {
+				return reportTune(cmd, dir, formats)
 			}
 			if xlsxMaxRows < 0 || xlsxMaxRows > plan.MaxXLSXRows {
 				return usageErr(fmt.Errorf("--xlsx-max-rows %d: want 1..%d (Excel holds 1,048,576 rows per sheet)", xlsxMaxRows, plan.MaxXLSXRows))

@@ -13,6 +13,7 @@ import (
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/plan/planref"
 	"github.com/llmcap/llmcap/redact"
+	"github.com/llmcap/llmcap/tune"
 )
 
 // planOutput is `llmcap plan --json`: the resolved plan (secrets redacted), its steps
@@ -99,7 +100,13 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 		what = fmt.Sprintf("%s over %s from %g to %g (at most %d steps each, tolerance %g; the first steps below)",
 			searches, s.Over, s.Start, s.Max, s.MaxSteps, s.Tolerance)
 	}
+	if p.Tune != nil {
+		target = "each tune trial's server"
+	}
 	fmt.Fprintf(w, "plan %q: %s against %s, model %s\n", p.Name, what, target, p.Target.Model)
+	for _, line := range tune.Describe(p) {
+		fmt.Fprintln(w, line)
+	}
 	if cs := p.Constraints(); len(cs) > 0 {
 		var parts []string
 		for _, c := range cs {

@@ -84,7 +84,7 @@ variable under a plan section that names no plan key (a misspelling) is an error
 	g.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
 	g.v.AutomaticEnv()
 
-	root.AddCommand(newPlanCmd(g), newRunCmd(g), newSweepCmd(g), newAnalyzeCmd(g),
+	root.AddCommand(newPlanCmd(g), newRunCmd(g), newSweepCmd(g), newTuneCmd(g), newAnalyzeCmd(g),
 		newReportCmd(g), newServeSimCmd(g), newVersionCmd(), newProfileCmd())
 	registerPlanFlags(root, g)
 	markUsageErrors(root)
@@ -157,7 +157,7 @@ func (g *globals) loadPlan() (*plan.Plan, error) {
 		return nil, err
 	}
 	g.useSecrets(p)
-	if !plan.TargetURLSet(path, ov) && p.Target.IsSimulator() {
+	if !plan.TargetURLSet(path, ov) && p.Target.IsSimulator() && p.Tune == nil { // a tune launches its own target
 		s := p.Target.Simulator
 		g.log.Warn(fmt.Sprintf("no target.url in the plan: driving the embedded simulator (%s on %s×%d, max_num_seqs %d); "+
 			"set target.url: simulator to choose it, or target.url: http://HOST:PORT/v1 and target.model for a real server",
