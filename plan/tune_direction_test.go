@@ -10,11 +10,12 @@ import (
 // metric's default: users and concurrency maximised, the others minimised.
 func TestTuneObjectivesDefaultDirections(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "tune.yaml")
-	yaml := `ladder:
+	yaml := `target: {model: llama-3.1-8b}
+ladder:
   search: {over: users, start: 8, max: 64}
 sla: {ttft_ms: {p95: 500}, think_time: 5s}
 tune:
-  launch: {command: ["{llmcap}", serve-sim, --addr, "127.0.0.1:{port}"]}
+  launch: {command: ["{llmcap}", serve-sim, --addr, "127.0.0.1:{port}", --max-num-seqs, "{max_num_seqs}"]}
   space: [{name: max_num_seqs, type: int, min: 8, max: 64}]
   objectives: [{metric: users}, {metric: peak_rss_mib}, {metric: ttft_p95_at_target_ms}]
   target_load: 16

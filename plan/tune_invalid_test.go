@@ -11,7 +11,7 @@ const okTune = `
 target: {model: m}
 tune:
   launch:
-    command: ["srv", "--port", "{port}", "--seqs", "{max_num_seqs}"]
+    command: ["srv", "--port", "{port}", "--seqs", "{max_num_seqs}", "--dtype", "{dtype}"]
   space:
     - {name: max_num_seqs, type: int, min: 8, max: 64, step: 8}
     - {name: dtype, type: categorical, values: [auto, fp8]}
@@ -31,8 +31,14 @@ func TestTuneSectionErrorsNameTheField(t *testing.T) {
 		t.Errorf("defaults: %+v", tu)
 	}
 	cases := []struct{ from, to, want string }{
-		{`"{max_num_seqs}"]`, `"{max_seqs}"]`, `tune.launch.command[4]: "{max_seqs}" is not allowed: placeholder {max_seqs} is not one of {port}, {llmcap}, {max_num_seqs}, {dtype}`},
-		{`command: ["srv", "--port", "{port}", "--seqs", "{max_num_seqs}"]`, `command: []`, `tune.launch.command: empty is not allowed`},
+		{`"{max_num_seqs}",`, `"{max_seqs}",`, `tune.launch.command[4]: "{max_seqs}" is not allowed: placeholder {max_seqs} is not one of {port}, {llmcap}, {max_num_seqs}, {dtype}`},
+		{`command: ["srv", "--port", "{port}", "--seqs", "{max_num_seqs}", "--dtype", "{dtype}"]`, `command: []`, `tune.launch.command: empty is not allowed`},
+		{`"--dtype", "{dtype}"]`, `]`, `tune.space[1].name: "dtype" is not allowed: appears in neither tune.launch.command nor env as {dtype}`},
+		{`"--port", "{port}", `, ``, `tune.launch.command: no {port} is not allowed: the server must be told the trial's port`},
+		{`    command:`, "    url: http://127.0.0.1:8000/v1\n    command:", `tune.launch.url: "http://127.0.0.1:8000/v1" is not allowed: the server is told {port}`},
+		{`values: [auto, fp8]`, `values: [auto, auto]`, `tune.space[1].values[1]: "auto" is not allowed: is listed twice`},
+		{`target: {model: m}`, `target: {model: m, url: "http://h:1/v1"}`, `target.url: "http://h:1/v1" is not allowed: tune.launch.url is each trial's server`},
+		{`  baseline:`, "  objectives: [{metric: concurrency}, {metric: cost_per_user}]\n  baseline:", `tune.objectives[1].metric: "cost_per_user" is not allowed: needs report.gpu_hour_usd`},
 		{`min: 8, max: 64`, `min: 80, max: 64`, `tune.space[0].min: 80 is not allowed: must be <= max (64)`},
 		{`step: 8}`, `step: 8, log: true}`, ``}, // log with min > 0 is fine
 		{`min: 8, max: 64, step: 8}`, `min: 0, max: 64, log: true}`, `tune.space[0].min: 0 is not allowed: must be > 0 with log`},

@@ -77,13 +77,23 @@ func (p *Plan) checkTune(ps *problems) {
 	if p.Target.Launch != nil {
 		ps.add("target.launch", raw("set"), "tune.launch starts each trial's server: leave target.launch out")
 	}
+	if !p.Target.IsSimulator() {
+		ps.add("target.url", p.Target.URL, "tune.launch.url is each trial's server: leave target.url out")
+	}
 	if len(p.Ladder.Rate) > 0 || (p.Ladder.Search != nil && p.Ladder.Search.Over == SearchRate) {
 		ps.add("ladder", raw("a rate ladder"), "tune measures users or concurrency within the SLA: use ladder.search.over users or concurrency")
 	}
 	t.checkLaunch(ps)
+	before := len(*ps)
 	t.checkSpace(ps)
+	spaceOK := len(*ps) == before
 	t.checkConstraints(ps)
 	t.checkObjectives(ps, p.Ladder.CapacityMetric())
+	for i, o := range t.Objectives {
+		if o.Metric == TuneCostPerUser && p.Report.GPUHourUSD <= 0 {
+			ps.add(fmt.Sprintf("tune.objectives[%d].metric", i), o.Metric, "needs report.gpu_hour_usd, the price of a GPU-hour")
+		}
+	}
 	if !slices.Contains(TuneAlgorithms, t.Algorithm) {
 		ps.add("tune.algorithm", t.Algorithm, "%s", oneOf(TuneAlgorithms))
 	}
@@ -103,14 +113,20 @@ func (p *Plan) checkTune(ps *problems) {
 	if t.TargetLoad < 0 || t.TargetLoad > MaxLoad {
 		ps.add("tune.target_load", t.TargetLoad, "must be 0 to %d", MaxLoad)
 	}
-	t.checkBaseline(ps)
+	if spaceOK { // a baseline is judged against a valid space only
+		t.checkBaseline(ps)
+	}
 }
 
 func (t *Tune) checkLaunch(ps *problems) {
 	l := t.Launch
-	if len(l.Command) == 0 || l.Command[0] == "" {
+	switch {
+	case len(l.Command) == 0:
 		ps.add("tune.launch.command", raw("empty"), "give the server's argv, e.g. [\"{llmcap}\", \"serve-sim\", \"--addr\", \"127.0.0.1:{port}\"]")
+	case l.Command[0] == "":
+		ps.add("tune.launch.command[0]", "", "must name the server's program")
 	}
+	t.checkPlaceholderUse(ps)
 	names := append(slices.Clone(tuneReserved), t.paramNames()...)
 	check := func(path, s string) {
 		for _, ph := range Placeholders(s) {
@@ -129,11 +145,33 @@ func (t *Tune) checkLaunch(ps *problems) {
 		check(fmt.Sprintf("tune.launch.env[%d]", i), e)
 	}
 	check("tune.launch.url", l.URL)
-	if !strings.Contains(l.URL, "{") {
-		checkURL(ps, "tune.launch.url", l.URL, "")
-	}
+	checkURL(ps, "tune.launch.url", strings.NewReplacer("{port}", "8000", "{llmcap}", "llmcap").Replace(l.URL), "")
 	positiveDur(ps, "tune.launch.ready_timeout", l.ReadyTimeout)
 	positiveDur(ps, "tune.launch.stop_grace", l.StopGrace)
+}
+
+// checkPlaceholderUse requires every parameter, and {port} when the URL holds it, to
+// reach the server through its command or environment (and a URL with a fixed port
+// when the command is given {port}): a parameter the server never sees tunes nothing.
+func (t *Tune) checkPlaceholderUse(ps *problems) {
+	used := map[string]bool{}
+	for _, s := range append(slices.Clone(t.Launch.Command), t.Launch.Env...) {
+		for _, ph := range Placeholders(s) {
+			used[ph] = true
+		}
+	}
+	urlPort := slices.Contains(Placeholders(t.Launch.URL), "port")
+	switch {
+	case urlPort && !used["port"] && len(t.Launch.Command) > 0:
+		ps.add("tune.launch.command", raw("no {port}"), "the server must be told the trial's port: put {port} in its command or env (tune.launch.url has it)")
+	case !urlPort && used["port"]:
+		ps.add("tune.launch.url", t.Launch.URL, "the server is told {port}: the URL must hold {port} too")
+	}
+	for i, sp := range t.Space {
+		if sp.Name != "" && !used[sp.Name] && len(t.Launch.Command) > 0 {
+			ps.add(fmt.Sprintf("tune.space[%d].name", i), sp.Name, "appears in neither tune.launch.command nor env as {%s}: the server would never see it", sp.Name)
+		}
+	}
 }
 
 // Placeholders returns the names of the {name} placeholders in s, in order ("{{" is a
@@ -193,10 +231,15 @@ func (sp TuneParam) check(ps *problems, path, algorithm string) {
 		if len(sp.Values) == 0 {
 			ps.add(path+".values", raw("empty"), "a categorical parameter lists its values")
 		}
+		seen := map[string]bool{}
 		for j, v := range sp.Values {
 			if _, err := sp.numeric(v); sp.Type != TuneCategorical && err != nil {
 				ps.add(fmt.Sprintf("%s.values[%d]", path, j), v, "%v", err)
 			}
+			if seen[fmt.Sprint(v)] {
+				ps.add(fmt.Sprintf("%s.values[%d]", path, j), v, "is listed twice")
+			}
+			seen[fmt.Sprint(v)] = true
 		}
 		if sp.Min != 0 || sp.Max != 0 || sp.Step != 0 || sp.Log {
 			ps.add(path, raw("values with min, max, step or log"), "give either values or min, max and step")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmcap/llmcap/analysis"
+	"github.com/llmcap/llmcap/shellword"
 )
 
 // noSuccessText is the sentence that replaces the charts of a segment (or run) in
@@ -75,12 +76,7 @@ func chartLabel(c Chart) string {
 // relative, absolute stays absolute; only a trailing separator is dropped), else the
 // run id when the directory is "." or unknown.
 func runDirText(in *input) string {
-	quote := func(s string) string {
-		if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,%") == "" {
-			return s
-		}
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
+	quote := shellword.Quote
 	d := strings.TrimRight(in.dir, `/\`)
 	if d == "" && strings.HasPrefix(in.dir, "/") {
 		d = "/"

@@ -143,13 +143,9 @@ func renderHTML(in *input, charts []Chart) ([]byte, error) {
 // buildHTMLPage fills the page from the shared section texts (section_text.go,
 // summary.go, verdicts.go, kernels.go) so the HTML says what the PDF says.
 func buildHTMLPage(in *input, charts []Chart) (*htmlPage, error) {
-	css, err := htmlFiles.ReadFile("html/page.css")
+	css, js, err := htmlAssets()
 	if err != nil {
-		return nil, fmt.Errorf("html css: %w", err)
-	}
-	js, err := htmlFiles.ReadFile("html/page.js")
-	if err != nil {
-		return nil, fmt.Errorf("html script: %w", err)
+		return nil, err
 	}
 	a := in.a
 	p := &htmlPage{
@@ -347,4 +343,15 @@ func sortKey(s string) string {
 		v *= 1000 // ms() switches to seconds from 10 s
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// htmlAssets are the stylesheet and script every HTML report inlines.
+func htmlAssets() (css, js []byte, err error) {
+	if css, err = htmlFiles.ReadFile("html/page.css"); err != nil {
+		return nil, nil, fmt.Errorf("html css: %w", err)
+	}
+	if js, err = htmlFiles.ReadFile("html/page.js"); err != nil {
+		return nil, nil, fmt.Errorf("html script: %w", err)
+	}
+	return css, js, nil
 }

@@ -185,17 +185,23 @@ func writeRendered(dir string, in *input, want map[string]bool) error {
 
 // normaliseFormats turns a format list into a set; nil or empty means all formats.
 func normaliseFormats(formats []string) (map[string]bool, error) {
-	want := map[string]bool{}
+	return formatSet(formats, Formats, "report", map[string]string{"markdown": "md"})
+}
+
+// formatSet turns a format list into a set of allowed's (case and spaces ignored,
+// aliases mapped); nil or empty means every one. Errors, labelled: an unknown format.
+func formatSet(formats, allowed []string, label string, aliases map[string]string) (map[string]bool, error) {
 	if len(formats) == 0 {
-		formats = Formats
+		formats = allowed
 	}
+	want := map[string]bool{}
 	for _, f := range formats {
 		f = strings.ToLower(strings.TrimSpace(f))
-		if f == "markdown" {
-			f = "md"
+		if a, ok := aliases[f]; ok {
+			f = a
 		}
-		if !slices.Contains(Formats, f) {
-			return nil, fmt.Errorf("report: unknown format %q (want one of %s)", f, strings.Join(Formats, ", "))
+		if !slices.Contains(allowed, f) {
+			return nil, fmt.Errorf("%s: unknown format %q (want one of %s)", label, f, strings.Join(allowed, ", "))
 		}
 		want[f] = true
 	}

@@ -1,12 +1,12 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
@@ -47,7 +47,8 @@ var tuneOutputs = map[string][]string{
 // chart files first, then pdf, html, xlsx and json, as asked). The charts format writes nothing when no trial measured its
 // configuration (there is nothing to plot; the other formats say so). Errors: an
 // unknown format (before anything is read or written), a file of the directory that is
-// missing or unreadable, or an output that could not be written; each names the file.
+// missing or unreadable, or outputs that could not be written (joined; the other
+// formats are still written and returned); each names the file.
 // Stale temporary files a killed earlier write left next to the outputs are removed
 // first (rundir.RemoveTemps).
 func WriteTune(dir string, formats []string) ([]string, error) {
@@ -73,17 +74,26 @@ func WriteTune(dir string, formats []string) ([]string, error) {
 		chart = buildTuneChart(in)
 	}
 	var written []string
+	var errs []error
 	for _, f := range tuneWriteOrder {
 		if !want[f] {
 			continue
 		}
 		paths, err := writeTuneFormat(f, in, chart, written)
-		if err != nil {
-			return written, fmt.Errorf("tune report %s: %w", f, err)
+		if err != nil { // the other formats are still written
+			errs = append(errs, fmt.Errorf("tune report %s: %w", f, err))
+			continue
 		}
 		written = append(written, paths...)
 	}
-	return written, nil
+	return written, errors.Join(errs...)
+}
+
+// CheckTuneFormats reports an error naming an unknown tune report format (before a
+// tune starts, so that a typo does not wait for its end).
+func CheckTuneFormats(formats []string) error {
+	_, err := tuneFormatSet(formats)
+	return err
 }
 
 // tuneWriteOrder is the order WriteTune writes the formats in: the chart files first,
@@ -122,18 +132,7 @@ func writeTuneFormat(format string, in *tuneInput, chart Chart, before []string)
 // tuneFormatSet turns a format list into a set; nil or empty means every format.
 // Errors: a format that is not one of TuneFormats.
 func tuneFormatSet(formats []string) (map[string]bool, error) {
-	if len(formats) == 0 {
-		formats = TuneFormats
-	}
-	want := map[string]bool{}
-	for _, f := range formats {
-		f = strings.ToLower(strings.TrimSpace(f))
-		if !slices.Contains(TuneFormats, f) {
-			return nil, fmt.Errorf("tune report: unknown format %q (want one of %s)", f, strings.Join(TuneFormats, ", "))
-		}
-		want[f] = true
-	}
-	return want, nil
+	return formatSet(formats, TuneFormats, "tune report", nil)
 }
 
 // tuneInput is a tune directory read for its report.

@@ -14,6 +14,7 @@ import (
 // the SLA against the p95 TTFT at 32 users, a baseline.
 const tuneFixturePlan = `name: tune-fixture
 seed: 7
+target: {model: meta-llama/Llama-3.1-8B-Instruct}
 ladder:
   search: {over: users, start: 8, max: 512}
 sla:

@@ -76,13 +76,9 @@ func writeTuneHTML(path string, in *tuneInput, chart Chart) error {
 
 // renderTuneHTML is tune-report.html's bytes.
 func renderTuneHTML(in *tuneInput, chart Chart) ([]byte, error) {
-	css, err := htmlFiles.ReadFile("html/page.css")
+	css, js, err := htmlAssets()
 	if err != nil {
-		return nil, fmt.Errorf("html css: %w", err)
-	}
-	js, err := htmlFiles.ReadFile("html/page.js")
-	if err != nil {
-		return nil, fmt.Errorf("html script: %w", err)
+		return nil, err
 	}
 	r := in.result
 	p := &tuneHTMLPage{

@@ -9,6 +9,7 @@ import (
 	"github.com/llmcap/llmcap/analysis"
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
+	"github.com/llmcap/llmcap/shellword"
 )
 
 // The tune report's words and tables, shared by its PDF, HTML, workbook and JSON so
@@ -157,14 +158,8 @@ func tuneSettingsText(in *tuneInput, t *rundir.Trial) string {
 	return strings.Join(parts, ", ")
 }
 
-// shellWord quotes s as one shell word: as it is when it holds only characters the
-// shell reads literally, else in single quotes.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellWord quotes s as one shell word (shellword.Quote).
+func shellWord(s string) string { return shellword.Quote(s) }
 
 // tuneCommandText is a launch command as one line a shell runs: the environment
 // entries as KEY=VALUE assignments, then the shell-quoted argv ("—" without argv).

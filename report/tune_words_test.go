@@ -56,7 +56,7 @@ func TestTuneGainWords(t *testing.T) {
 // (spaces, quotes, $, braces) and leaves plain words and KEY=VALUE assignments as they are.
 func TestTuneCommandShellQuoted(t *testing.T) {
 	got := tuneCommandText([]string{"ollama", "serve", "--note", "it's $HOME", "{port}"}, []string{"OLLAMA_NUM_PARALLEL=4", "OLLAMA_HOST=127.0.0.1:8000", "X=a b"})
-	want := `OLLAMA_NUM_PARALLEL=4 OLLAMA_HOST=127.0.0.1:8000 X='a b' ollama serve --note 'it'\''s $HOME' '{port}'`
+	want := `OLLAMA_NUM_PARALLEL=4 OLLAMA_HOST=127.0.0.1:8000 X='a b' ollama serve --note 'it'\''s $HOME' {port}`
 	if got != want {
 		t.Errorf("command line\n%s\nwant\n%s", got, want)
 	}

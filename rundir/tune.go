@@ -103,8 +103,11 @@ type Trial struct {
 	// Abandoned: the search's lowest loads already broke the SLA, so it stopped there
 	// (capacity below the first step): the configuration is dominated.
 	Abandoned bool `json:"abandoned,omitempty"`
-	// SearchSteps is the steps the capacity search measured.
-	SearchSteps int `json:"search_steps"`
+	// SearchSteps is the steps the capacity search measured; SearchStop why it ended
+	// (capsearch.StopReason: adjacent, tolerance, max_steps, max_load, below_min; "" for
+	// a fixed ladder).
+	SearchSteps int    `json:"search_steps"`
+	SearchStop  string `json:"search_stop,omitempty"`
 	// ColdStartS is seconds from launching the server to its first 200 on GET /models.
 	ColdStartS float64 `json:"cold_start_s"`
 	// PeakRSSMiB is the largest resident memory of the server's process group (every

@@ -3,7 +3,7 @@
 # configs/tune-sim-grid.yaml measured once, then NSGA-II on the same space with 14
 # trials (29% of the grid), and the figures that compare them (scripts/tunebench):
 # the best capacity NSGA-II found ÷ the grid's, and its front's hypervolume ÷ the
-# grid front's. About 20 minutes on a 2-core machine; run it on an idle one.
+# grid front's. About 45 minutes on a 2-core machine; run it on an idle one.
 #
 #   bash scripts/tune-bench.sh [OUT_DIR]        # default /tmp/llmcap-tune-bench
 set -euo pipefail

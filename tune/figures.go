@@ -61,15 +61,6 @@ func capacitySegment(a *analysis.Analysis) *analysis.SegmentAnalysis {
 	return a.Mix
 }
 
-// segmentSearched returns the steps each analysed segment measured.
-func segmentSearched(a *analysis.Analysis) []int {
-	var out []int
-	if s := capacitySegment(a); s != nil {
-		out = append(out, len(s.Steps))
-	}
-	return out
-}
-
 // dcgmMemoryMiB is the largest GPU memory in use (MiB, summed over GPUs) in any step
 // of the capacity segment, from the DCGM exporter's metrics the sweep scraped
 // (target.metrics_urls); 0 without them.

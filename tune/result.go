@@ -127,9 +127,9 @@ func answer(objs []planObjective, trials []rundir.Trial, r *rundir.TuneResult, r
 			return "No trial has been run yet."
 		}
 		if len(trials) == 1 {
-			return "No configuration could be measured: the one trial failed (its server log is in trials.jsonl)."
+			return "No configuration could be measured: the one trial failed (trials.jsonl has its reason and its server's last lines)."
 		}
-		return fmt.Sprintf("No configuration could be measured: all %d trials failed (their server logs are in trials.jsonl).", len(trials))
+		return fmt.Sprintf("No configuration could be measured: all %d trials failed (trials.jsonl has each one's reason and its server's last lines).", len(trials))
 	}
 	main := objs[0].Metric
 	var b strings.Builder
@@ -150,7 +150,11 @@ func answer(objs []planObjective, trials []rundir.Trial, r *rundir.TuneResult, r
 // order (or by name without one).
 func paramsOf(tr *rundir.Trial, sp *space) string {
 	if sp != nil && len(tr.Point) == len(sp.params) {
-		return strings.ReplaceAll(paramsText(sp, tr.Point), " ", ", ")
+		parts := make([]string, len(sp.params))
+		for i, p := range sp.params {
+			parts[i] = p.Name + "=" + sp.text(i, tr.Point[i])
+		}
+		return strings.Join(parts, ", ")
 	}
 	names := make([]string, 0, len(tr.Params))
 	for k := range tr.Params {
@@ -164,12 +168,13 @@ func paramsOf(tr *rundir.Trial, sp *space) string {
 	return strings.Join(parts, ", ")
 }
 
-// notes are the result's caveats: failed trials by class, a recommended capacity that
-// is not measured directly, searches that never found the limit.
+// notes are the result's caveats: failed trials by class, searches that never found
+// the limit (and what to raise), a recommended capacity that is not measured directly.
 func notes(trials []rundir.Trial, rec *rundir.Trial) []string {
 	var out []string
 	failed := map[string]int{}
-	nFailed, atLeast, abandoned := 0, 0, 0
+	nFailed, abandoned := 0, 0
+	atLeast := map[string]int{} // by what ended the search
 	for _, tr := range trials {
 		switch {
 		case !tr.OK():
@@ -178,7 +183,7 @@ func notes(trials []rundir.Trial, rec *rundir.Trial) []string {
 		case tr.Abandoned:
 			abandoned++
 		case tr.CapacityMethod == "at_least":
-			atLeast++
+			atLeast[tr.SearchStop]++
 		}
 	}
 	if nFailed > 0 {
@@ -187,18 +192,40 @@ func notes(trials []rundir.Trial, rec *rundir.Trial) []string {
 			classes = append(classes, fmt.Sprintf("%d %s", n, c))
 		}
 		sort.Strings(classes)
-		out = append(out, fmt.Sprintf("%d of %d trials failed (%s); each keeps its server log's tail in trials.jsonl.", nFailed, len(trials), strings.Join(classes, ", ")))
+		out = append(out, fmt.Sprintf("%d of %s failed (%s); trials.jsonl has each one's reason and its server's last lines.",
+			nFailed, plural(len(trials), "trial"), strings.Join(classes, ", ")))
 	}
 	if abandoned > 0 {
 		out = append(out, fmt.Sprintf("%s broke the SLA at the search's lowest load and stopped there (capacity 0).", plural(abandoned, "trial")))
 	}
-	if atLeast > 0 {
-		out = append(out, fmt.Sprintf("%s met the SLA at every load tried: a lower bound of the capacity (raise ladder.search.max).", plural(atLeast, "trial")))
+	for _, stop := range sortedKeys(atLeast) {
+		raise := "ladder.search.max"
+		if stop == "max_steps" {
+			raise = "ladder.search.max_steps"
+		}
+		out = append(out, fmt.Sprintf("%s met the SLA at every load tried: a lower bound of the capacity (raise %s).", plural(atLeast[stop], "trial"), raise))
 	}
 	if rec != nil && rec.CapacityMethod != "" && rec.CapacityMethod != "measured" {
-		out = append(out, fmt.Sprintf("The recommended configuration's capacity is %s, not measured at that exact load (range %g–%g).", rec.CapacityMethod, rec.RangeLow, rec.RangeHigh))
+		out = append(out, fmt.Sprintf("The recommended configuration's capacity is %s, not measured at that exact load (%s).", rec.CapacityMethod, rangeText(rec)))
 	}
 	return out
+}
+
+// rangeText is a trial's capacity range: "range 48–54", or "at least 48" open-ended.
+func rangeText(tr *rundir.Trial) string {
+	if tr.RangeHigh <= 0 {
+		return fmt.Sprintf("at least %g", tr.RangeLow)
+	}
+	return fmt.Sprintf("range %g–%g", tr.RangeLow, tr.RangeHigh)
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // recommendedCommand is the launch template at pt with {port} kept for the user's port

@@ -119,8 +119,8 @@ func (ev *evaluator) eval(ctx context.Context, pt nsga2.Point, gen int, baseline
 	if n < len(t.trials) {
 		tr := &t.trials[n]
 		if !samePoint(tr.Point, pt) || tr.Baseline != baseline {
-			return nsga2.Result{}, fmt.Errorf("tune: trial %d in trials.jsonl is %v, but the plan now asks for %s: "+
-				"the plan changed since; start a new tune directory", n, tr.Params, paramsText(t.space, pt))
+			return nsga2.Result{}, fmt.Errorf("tune: trial %d in trials.jsonl is %s, but the plan now asks for %s: "+
+				"the plan changed since; start a new tune directory", n, paramsOf(tr, nil), paramsOf(&rundir.Trial{Point: pt}, t.space))
 		}
 		ev.next++
 		r := t.resultOf(tr)

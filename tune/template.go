@@ -2,6 +2,8 @@ package tune
 
 import (
 	"strings"
+
+	"github.com/llmcap/llmcap/shellword"
 )
 
 // render replaces every {name} placeholder in s with vals[name] ("{{" is a literal
@@ -43,38 +45,11 @@ func renderAll(list []string, vals map[string]string) []string {
 	return out
 }
 
-// ShellQuote writes argv as one POSIX shell command line: each argument as is when it
-// holds only safe characters, else in single quotes (a ' as '\”).
-func ShellQuote(argv []string) string {
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		parts[i] = quoteArg(a)
-	}
-	return strings.Join(parts, " ")
-}
-
-func quoteArg(a string) string {
-	if a == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range a {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+{}", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return a
-	}
-	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-}
-
 // CommandLine is the launch command as one shell line: the extra environment entries
 // (each KEY=VALUE quoted as needed) then the argv.
 func CommandLine(env, argv []string) string {
 	if len(env) == 0 {
-		return ShellQuote(argv)
+		return shellword.Join(argv)
 	}
-	return ShellQuote(env) + " " + ShellQuote(argv)
+	return shellword.Join(env) + " " + shellword.Join(argv)
 }

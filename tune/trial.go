@@ -191,8 +191,11 @@ func (t *Tuner) capacity(a *analysis.Analysis, tr *rundir.Trial) {
 	if tr.Abandoned {
 		tr.Capacity = 0
 	}
-	for _, s := range segmentSearched(a) {
-		tr.SearchSteps += s
+	if s := capacitySegment(a); s != nil {
+		tr.SearchSteps = len(s.Steps)
+		if s.Search != nil {
+			tr.SearchStop = string(s.Search.Stop)
+		}
 	}
 	tr.CostPerUserMonth = costPerUserMonth(a, tr.Capacity)
 	if mib := dcgmMemoryMiB(a); mib > 0 {

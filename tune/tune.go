@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/llmcap/llmcap/plan"
@@ -74,6 +75,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*rundir.TuneResult, e
 	if t.space, err = newSpace(p.Tune); err != nil {
 		return nil, err
 	}
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	lock, err := rundir.Acquire(opts.Dir, true)
 	if err != nil {
 		return nil, fmt.Errorf("tune: %w", err)
@@ -82,6 +86,12 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*rundir.TuneResult, e
 	if err := t.open(); err != nil {
 		return nil, err
 	}
+	verb := "tune starting"
+	if opts.Resume {
+		verb = "tune resuming"
+	}
+	t.log.Info(verb, "plan", p.Name, "dir", opts.Dir, "algorithm", p.Tune.Algorithm, "params", len(p.Tune.Space),
+		"trials_recorded", len(t.trials))
 	stop, err := t.search(ctx)
 	res, rerr := t.result(stop)
 	if rerr != nil {
@@ -106,8 +116,18 @@ func (t *Tuner) open() error {
 		return fmt.Errorf("tune: %s already holds a tune: continue it with --resume, or choose another directory", dir)
 	case t.opts.Resume && !exists:
 		return fmt.Errorf("tune: %s holds no tune (no %s) to resume", dir, rundir.FileTune)
+	case !t.opts.Resume && fileExistsIn(dir, rundir.FileRun):
+		return fmt.Errorf("tune: %s is a run directory (it holds %s): choose another directory for the tune", dir, rundir.FileRun)
 	case !t.opts.Resume:
 		return t.writeMeta()
+	}
+	meta, err := rundir.ReadTuneMeta(dir)
+	if err != nil {
+		return fmt.Errorf("tune: %w", err)
+	}
+	if diff := planDiff(&meta.Plan, t.plan.Redacted()); len(diff) > 0 {
+		return fmt.Errorf("tune --resume %s: the plan differs from the tune's (tune.json) in %s: only tune.budget and "+
+			"tune.generations may change on a resume; start a new tune directory for another plan", dir, strings.Join(diff, ", "))
 	}
 	if pid, err := stopOrphan(dir); err != nil {
 		return err
@@ -137,4 +157,9 @@ func (t *Tuner) writeMeta() error {
 		return fmt.Errorf("tune: %w", err)
 	}
 	return nil
+}
+
+func fileExistsIn(dir, name string) bool {
+	_, err := os.Stat(filepath.Join(dir, name))
+	return err == nil
 }

@@ -1,12 +1,6 @@
 package main
 
-import "strings"
+import "github.com/llmcap/llmcap/shellword"
 
-// shellQuote is s as one POSIX shell word: unchanged when it holds only characters a
-// shell takes literally, else in single quotes (inner single quotes escaped the POSIX way).
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote is s as one POSIX shell word (shellword.Quote).
+func shellQuote(s string) string { return shellword.Quote(s) }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,10 +48,15 @@ or a crash keeps every finished trial; --resume DIR continues. See docs/tune.md.
 }
 
 // tunePlan is the plan and directory of `llmcap tune`: -c's plan into -o (or
-// runs/<time>-<name>-tune); with --resume DIR, -c's plan or else the plan file tune.json
-// names, or its stored plan when that file is gone and nothing was masked.
+// runs/<time>-<name>-tune); with --resume DIR and no -c, the plan tune.json keeps (with
+// the --set overrides the tune was started with), or -c's plan (tune.Run refuses one
+// that differs from it but for the budget and the generations). tune.json masking
+// secrets needs -c with the plan file.
 func (g *globals) tunePlan(resume string) (*plan.Plan, string, error) {
 	if resume == "" || g.v.GetString("config") != "" {
+		if resume == "" && g.v.GetString("config") == "" {
+			return nil, "", usageErr(errors.New("tune: give the plan with -c (e.g. -c configs/tune-sim.yaml), or --resume DIR"))
+		}
 		p, err := g.loadPlan()
 		if err != nil {
 			return nil, "", err
@@ -67,23 +73,17 @@ func (g *globals) tunePlan(resume string) (*plan.Plan, string, error) {
 		}
 		return p, dir, nil
 	}
+	if !fileExists(filepath.Join(resume, rundir.FileTune)) {
+		return nil, "", fmt.Errorf("tune --resume %s: not a tune directory (no %s): start one with llmcap tune -c PLAN -o %s",
+			resume, rundir.FileTune, shellQuote(resume))
+	}
 	meta, err := rundir.ReadTuneMeta(resume)
 	if err != nil {
 		return nil, "", fmt.Errorf("tune --resume: %w", err)
 	}
-	if meta.PlanFile != "" && fileExists(meta.PlanFile) {
-		over, err := g.overrides()
-		if err != nil {
-			return nil, "", err
-		}
-		p, err := plan.Load(meta.PlanFile, over)
-		if err != nil {
-			return nil, "", err
-		}
-		return p, resume, nil
-	}
 	if len(meta.RedactedFields) > 0 {
-		return nil, "", fmt.Errorf("tune --resume %s: the plan file %s is gone and tune.json masks %v: pass it with -c", resume, meta.PlanFile, meta.RedactedFields)
+		return nil, "", fmt.Errorf("tune --resume %s: tune.json keeps the plan with its secrets masked (%s): pass the plan file "+
+			"with -c %s and the same --set overrides", resume, strings.Join(meta.RedactedFields, ", "), shellQuote(meta.PlanFile))
 	}
 	p := &meta.Plan
 	if err := p.ResolveAPIKey(); err != nil {
@@ -96,7 +96,11 @@ func (g *globals) tunePlan(resume string) (*plan.Plan, string, error) {
 }
 
 // tune runs the tune with Ctrl-C handling, then writes its report and prints the answer.
+// It fails (exit 1) when no trial measured its setting.
 func (g *globals) tune(cmd *cobra.Command, p *plan.Plan, dir string, resume bool, formats []string) error {
+	if err := report.CheckTuneFormats(formats); err != nil {
+		return usageErr(fmt.Errorf("--format: %w", err))
+	}
 	g.useSecrets(p)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -104,35 +108,43 @@ func (g *globals) tune(cmd *cobra.Command, p *plan.Plan, dir string, resume bool
 	if err != nil {
 		return fmt.Errorf("tune: find this llmcap for {llmcap}: %w", err)
 	}
-	planFile, _ := filepath.Abs(g.v.GetString("config"))
-	if g.v.GetString("config") == "" {
-		planFile = ""
+	planFile := ""
+	if c := g.v.GetString("config"); c != "" {
+		planFile, _ = filepath.Abs(c)
 	}
 	build := currentBuild()
-	g.log.Info("tune starting", "plan", p.Name, "dir", dir, "algorithm", p.Tune.Algorithm, "params", len(p.Tune.Space),
-		"objectives", len(p.Tune.Objectives), "resume", resume)
 	res, err := tune.Run(ctx, p, tune.Options{Dir: dir, Resume: resume, PlanFile: planFile, Executable: exe,
 		Version: build.Version, Commit: build.Commit, Logger: g.log})
 	if res != nil {
-		if _, rerr := report.WriteTune(dir, formats); rerr != nil {
-			g.log.Warn("tune report", "err", rerr)
-		}
-		out := cmd.OutOrStdout()
-		fmt.Fprintf(out, "%s\n", res.Answer)
-		if len(res.Command) > 0 {
-			fmt.Fprintf(out, "command: %s\n", tune.CommandLine(res.Env, res.Command))
-		}
-		fmt.Fprintf(out, "tune directory: %s (%d trials, %d measured; report: %s)\n", dir, res.Trials, res.OK,
-			filepath.Join(dir, "tune-report.pdf"))
+		g.printTune(cmd, dir, res, formats)
 	}
 	switch {
 	case errors.Is(err, tune.ErrInterrupted):
-		return &exitError{code: exitInterrupt, err: fmt.Errorf("tune interrupted: every finished trial is in %s; continue with: llmcap tune --resume %s",
-			filepath.Join(dir, rundir.FileTrials), shellQuote(dir))}
+		return &exitError{code: exitInterrupt, err: fmt.Errorf("tune interrupted after %s: continue with: llmcap tune --resume %s",
+			plural(res.Trials, "finished trial"), shellQuote(dir))}
 	case err != nil:
 		return err
+	case res.Trials > 0 && res.OK == 0:
+		return fmt.Errorf("tune: no trial measured its setting (%s in %s)", plural(res.Trials, "failed trial"), filepath.Join(dir, rundir.FileTrials))
 	}
 	return nil
+}
+
+// printTune writes the tune's report and prints its answer, the command and the files.
+func (g *globals) printTune(cmd *cobra.Command, dir string, res *rundir.TuneResult, formats []string) {
+	written, rerr := report.WriteTune(dir, formats)
+	if rerr != nil {
+		g.log.Warn("tune report", "err", rerr)
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintln(out, res.Answer)
+	if len(res.Command) > 0 {
+		fmt.Fprintf(out, "command (put your port for {port}): %s\n", tune.CommandLine(res.Env, res.Command))
+	}
+	fmt.Fprintf(out, "tune directory: %s (%s, %d measured)\n", dir, plural(res.Trials, "trial"), res.OK)
+	for _, w := range written {
+		fmt.Fprintln(out, w)
+	}
 }
 
 // reportTune renders the tune directory dir's report (`llmcap report DIR` on a tune
