@@ -10,7 +10,8 @@ import "strings"
 const literal = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,%{}"
 
 // Quote is s as one shell word: as it is when it holds only characters the shell reads
-// literally, else in single quotes (a ' inside as '\”); "" is ”.
+// literally, else in single quotes, an inner single quote closed, escaped and reopened;
+// the empty string as a pair of single quotes.
 func Quote(s string) string {
 	if s != "" && strings.Trim(s, literal) == "" {
 		return s
