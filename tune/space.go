@@ -10,8 +10,8 @@ import (
 )
 
 // space maps the plan's tune.space onto the search's coordinates: an int or float
-// parameter is its own value, a categorical (or a listed set of values) the index of
-// its value.
+// range is its own value, a categorical or a listed set of values the index of its
+// value.
 type space struct {
 	params      []plan.TuneParam
 	constraints []plan.TuneConstraint
@@ -38,9 +38,15 @@ func newSpace(t *plan.Tune) (*space, error) {
 	return s, nil
 }
 
+// searchParam is p's dimension of the search: a categorical's choices; a listed set of
+// int or float values the index of its value, an ordered Int (their order is the
+// list's, so that crossover and mutation move between neighbours); a range itself.
 func searchParam(p plan.TuneParam) nsga2.Param {
-	if len(p.Values) > 0 {
+	switch {
+	case p.Type == plan.TuneCategorical:
 		return nsga2.Param{Name: p.Name, Kind: nsga2.Categorical, Choices: len(p.Values)}
+	case len(p.Values) > 0:
+		return nsga2.Param{Name: p.Name, Kind: nsga2.Int, Min: 0, Max: float64(len(p.Values) - 1), Step: 1}
 	}
 	if p.Type == plan.TuneInt {
 		step := p.Step
@@ -161,4 +167,18 @@ func sameNumber(a, b any) bool {
 	x, ok1 := asNumber(a)
 	y, ok2 := asNumber(b)
 	return ok1 && ok2 && x == y
+}
+
+// SearchSpace is the search space of p's tune section as the algorithm sees it
+// (scripts/tunebench replays a grid's trials through it). Errors: no tune section, a
+// constraint that does not parse.
+func SearchSpace(p *plan.Plan) (nsga2.Space, error) {
+	if p.Tune == nil {
+		return nsga2.Space{}, fmt.Errorf("tune: the plan has no tune section")
+	}
+	s, err := newSpace(p.Tune)
+	if err != nil {
+		return nsga2.Space{}, err
+	}
+	return s.search, nil
 }

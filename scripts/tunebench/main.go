@@ -2,7 +2,8 @@
 // (scripts/tune-bench.sh): the best main objective each found, and the hypervolume of
 // each one's Pareto front over the objectives, with one reference point for both (0
 // for a maximised objective, 1.1 × the worst value either measured for a minimised
-// one).
+// one), then the same NSGA-II replayed over many seeds against the grid's table
+// (replay.go).
 //
 //	go run ./scripts/tunebench GRID_DIR TUNE_DIR
 package main
@@ -40,21 +41,28 @@ func load(dir string, res *rundir.TuneResult) (side, error) {
 	}
 	s := side{trials: len(trials)}
 	for _, tr := range trials {
-		if !tr.OK() {
-			continue
-		}
-		v := make([]float64, len(res.Objectives))
-		ok := true
-		for i, o := range res.Objectives {
-			x, has := tr.Objectives[o.Metric]
-			ok = ok && has
-			v[i] = x
-		}
-		if ok {
+		if v, ok := vector(res, &tr); ok {
 			s.vecs = append(s.vecs, v)
 		}
 	}
 	return s, nil
+}
+
+// vector is a measured trial's objectives in res's order; ok is false for a failed
+// trial or one lacking an objective.
+func vector(res *rundir.TuneResult, tr *rundir.Trial) ([]float64, bool) {
+	if !tr.OK() {
+		return nil, false
+	}
+	v := make([]float64, len(res.Objectives))
+	for i, o := range res.Objectives {
+		x, has := tr.Objectives[o.Metric]
+		if !has {
+			return nil, false
+		}
+		v[i] = x
+	}
+	return v, true
 }
 
 func run(gridDir, tuneDir string) error {
@@ -82,22 +90,12 @@ func run(gridDir, tuneDir string) error {
 			ref[i] = math.Max(ref[i], 1.1*v[i])
 		}
 	}
-	best := func(s side) float64 {
-		sign := 1.0 // the best main objective: the largest when maximised, else the smallest
-		if dirs[0] == nsga2.Minimize {
-			sign = -1
-		}
-		b := math.Inf(-1)
-		for _, v := range s.vecs {
-			b = math.Max(b, sign*v[0])
-		}
-		return sign * b
-	}
+	best := func(s side) float64 { return bestOf(s.vecs, dirs) }
 	hvGrid, hvTune := nsga2.Hypervolume(grid.vecs, dirs, ref), nsga2.Hypervolume(tuned.vecs, dirs, ref)
 	fmt.Printf("objectives: %v (reference point %v)\n", res.Objectives, ref)
 	fmt.Printf("grid:  %d trials, %d measured, best %s %g, front hypervolume %.4g\n", grid.trials, len(grid.vecs), res.Objectives[0].Metric, best(grid), hvGrid)
 	fmt.Printf("tune:  %d trials (%.0f%% of the grid), %d measured, best %s %g, front hypervolume %.4g\n",
 		tuned.trials, 100*float64(tuned.trials)/float64(grid.trials), len(tuned.vecs), res.Objectives[0].Metric, best(tuned), hvTune)
 	fmt.Printf("best capacity: tune ÷ grid = %.3f; hypervolume: tune ÷ grid = %.3f\n", best(tuned)/best(grid), hvTune/hvGrid)
-	return nil
+	return replay(gridDir, tuneDir, dirs, ref, grid)
 }

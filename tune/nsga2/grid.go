@@ -89,7 +89,7 @@ func Random(space Space, n int, seed uint64) ([]Point, error) {
 		errs.add(-1, "", "n", fmt.Sprint(n), "must be ≥ 0")
 		return nil, errs.err()
 	}
-	return drawFresh(dims, space.Feasible, newRNG(seed, streamMain), n, set{}), nil
+	return drawSpread(dims, space.Feasible, newRNG(seed, streamMain), n, set{}), nil
 }
 
 // drawFresh draws up to n distinct feasible points that seen does not hold, adding each

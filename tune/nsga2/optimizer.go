@@ -105,7 +105,7 @@ func (o *Optimizer) Ask() []Point {
 // initial is generation 0: distinct random feasible points, repeated in order to fill
 // the population when the space holds fewer.
 func (o *Optimizer) initial() []Point {
-	pts := drawFresh(o.dims, o.feasible, o.r, o.opt.Population, o.seen)
+	pts := drawSpread(o.dims, o.feasible, o.r, o.opt.Population, o.seen)
 	if len(pts) == 0 {
 		pts = append(pts, slices.Clone(o.anchor))
 		o.seen.add(o.anchor)
