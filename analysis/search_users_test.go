@@ -6,6 +6,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/llmcap/llmcap/internal/testlock"
+
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
 	"github.com/llmcap/llmcap/sweep"
@@ -36,6 +38,7 @@ func TestDemoSearchUsersAgreesWithMeasuredUsers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives the simulator for about a minute")
 	}
+	testlock.Hold(t) // timing-critical: not beside the other packages' heavy tests
 	p := demoUsersPlan(t, nil)
 	dir := t.TempDir()
 	if err := sweep.Run(context.Background(), p, sweep.Options{OutDir: dir, Probe: Probe}); err != nil {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/internal/testlock"
+
 	"github.com/llmcap/llmcap/rundir"
 )
 
@@ -20,6 +22,7 @@ import (
 // parsed samples, 66 MiB for a 16 MiB line; before the limits, gigabytes); a normal endpoint
 // scraped alongside is written every time.
 func TestScrapeLimits(t *testing.T) {
+	testlock.Hold(t) // timing-critical: not beside the other packages' heavy tests
 	mux := http.NewServeMux()
 	mux.HandleFunc("/huge", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte(`m{a="`))

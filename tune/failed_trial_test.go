@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmcap/llmcap/internal/testlock"
+
 	"github.com/llmcap/llmcap/rundir"
 )
 
@@ -16,6 +18,7 @@ func TestServersThatFailAreFailedTrials(t *testing.T) {
 	if testing.Short() {
 		t.Skip("launches servers")
 	}
+	testlock.Hold(t) // timing-critical: not beside the other packages' heavy tests
 	p := simTunePlan(t, `    env: ["`+envHelper+`={mode}"]
   space:
     - {name: mode, type: categorical, values: [crash, hang, sim]}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/internal/testlock"
+
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
 )
@@ -46,6 +48,7 @@ func TestKilledTuneResumesWithoutLossOrOrphan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("launches simulators and a tuner")
 	}
+	testlock.Hold(t) // timing-critical: not beside the other packages' heavy tests
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

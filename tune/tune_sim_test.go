@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmcap/llmcap/internal/testlock"
+
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
 )
@@ -76,6 +78,7 @@ func TestTuneGridFindsTheMostSlots(t *testing.T) {
 	if testing.Short() {
 		t.Skip("launches three simulators")
 	}
+	testlock.Hold(t) // timing-critical: not beside the other packages' heavy tests
 	p := simTunePlan(t, `    env: ["`+envHelper+`=sim"]
   space:
     - {name: max_num_seqs, type: int, values: [2, 4, 8]}
