@@ -23,7 +23,7 @@ func TestGPUWaitLibc(t *testing.T) {
 		t.Fatal("C waiter not set up (Go timer fallback in use)")
 	}
 	steps := []time.Duration{50 * time.Microsecond, time.Millisecond, 3 * time.Millisecond, 1100 * time.Millisecond}
-	for _, d := range steps {
+	for i, d := range steps {
 		t0 := time.Now()
 		if !g.wait(d) {
 			t.Fatalf("wait(%v) reported cancelled", d)
@@ -31,7 +31,11 @@ func TestGPUWaitLibc(t *testing.T) {
 		if got := time.Since(t0); got < d {
 			t.Errorf("wait(%v) returned after %v", d, got)
 		}
-		time.Sleep(2 * time.Millisecond) // the stepper's libc wait may end just after the timer
+		// The stepper's libc wait may end just after the timer won the race (on a loaded
+		// machine, milliseconds after): let it finish before the next step.
+		for end := time.Now().Add(time.Second); g.libcWaits.Load() < int64(i+1) && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
 	}
 	if n := g.libcWaits.Load(); n != int64(len(steps)) {
 		t.Errorf("%d libc waits for %d steps", n, len(steps))
