@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"codeberg.org/go-fonts/liberation/liberationmonoregular"
 	"github.com/johnfercher/maroto/v2"
 	"github.com/johnfercher/maroto/v2/pkg/components/col"
 	"github.com/johnfercher/maroto/v2/pkg/components/page"
@@ -70,29 +71,11 @@ func writePDF(path string, in *input, charts []Chart) error {
 
 // buildPDF lays out the whole document (not yet generated: GetStructure or Generate).
 func buildPDF(in *input, charts []Chart) (core.Maroto, error) {
-	fonts, err := repository.New().
-		AddUTF8FontFromBytes(pdfFamily, fontstyle.Normal, fontRegular).
-		AddUTF8FontFromBytes(pdfFamily, fontstyle.Bold, fontBold).
-		Load()
-	if err != nil {
-		return nil, fmt.Errorf("load fonts: %w", err)
-	}
 	a := in.a
-	date := in.date
-	if date.IsZero() {
-		date = time.Unix(0, 0).UTC()
+	m, err := newPDFDoc(pdfDocInfo{title: title(a), creator: toolText(a), subject: "Capacity report for run " + a.RunID, date: in.date})
+	if err != nil {
+		return nil, err
 	}
-	cfg := config.NewBuilder().
-		WithPageSize(pagesize.A4).WithOrientation(orientation.Vertical).
-		WithLeftMargin(pdfMargin).WithTopMargin(pdfMargin).WithRightMargin(pdfMargin).WithBottomMargin(pdfMargin).
-		WithMaxGridSize(pdfGrid).
-		WithCustomFonts(fonts).WithDefaultFont(&props.Font{Family: pdfFamily, Size: 9}).
-		WithPageNumber(props.PageNumber{Pattern: "Page {current} of {total}", Place: props.RightBottom, Family: pdfFamily, Size: 7, Color: colGrey}).
-		WithTitle(title(a), true).WithAuthor("llmcap", true).WithCreator(toolText(a), true).
-		WithSubject("Capacity report for run "+a.RunID, true).WithCreationDate(date).
-		WithSequentialMode().
-		Build()
-	m := maroto.New(cfg)
 	g := &gauge{Row: row.New(pdfHeaderGap), cfg: m.GetCurrentConfig(), headerH: pdfHeaderH + pdfHeaderGap}
 	if err := m.RegisterHeader(pdfHeader(in), g); err != nil {
 		return nil, fmt.Errorf("header: %w", err)
@@ -415,4 +398,41 @@ func kvTable(kvs []keyValue) []core.Row {
 		out = append(out, r)
 	}
 	return out
+}
+
+// pdfDocInfo is a report PDF's metadata.
+type pdfDocInfo struct {
+	title, creator, subject string
+	date                    time.Time // zero: the Unix epoch (reproducible bytes)
+	mono                    bool      // also load the monospace family (pdfMonoFamily)
+}
+
+// newPDFDoc is an empty report PDF: A4 portrait, the report's margins, grid, fonts,
+// page numbers and metadata, in sequential mode. Errors: a font that does not load.
+func newPDFDoc(info pdfDocInfo) (core.Maroto, error) {
+	repo := repository.New().
+		AddUTF8FontFromBytes(pdfFamily, fontstyle.Normal, fontRegular).
+		AddUTF8FontFromBytes(pdfFamily, fontstyle.Bold, fontBold)
+	if info.mono {
+		repo = repo.AddUTF8FontFromBytes(pdfMonoFamily, fontstyle.Normal, liberationmonoregular.TTF)
+	}
+	fonts, err := repo.Load()
+	if err != nil {
+		return nil, fmt.Errorf("load fonts: %w", err)
+	}
+	date := info.date
+	if date.IsZero() {
+		date = time.Unix(0, 0).UTC()
+	}
+	cfg := config.NewBuilder().
+		WithPageSize(pagesize.A4).WithOrientation(orientation.Vertical).
+		WithLeftMargin(pdfMargin).WithTopMargin(pdfMargin).WithRightMargin(pdfMargin).WithBottomMargin(pdfMargin).
+		WithMaxGridSize(pdfGrid).
+		WithCustomFonts(fonts).WithDefaultFont(&props.Font{Family: pdfFamily, Size: 9}).
+		WithPageNumber(props.PageNumber{Pattern: "Page {current} of {total}", Place: props.RightBottom, Family: pdfFamily, Size: 7, Color: colGrey}).
+		WithTitle(info.title, true).WithAuthor("llmcap", true).WithCreator(info.creator, true).
+		WithSubject(info.subject, true).WithCreationDate(date).
+		WithSequentialMode().
+		Build()
+	return maroto.New(cfg), nil
 }

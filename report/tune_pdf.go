@@ -4,23 +4,16 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"codeberg.org/go-fonts/liberation/liberationmonoregular"
-	"github.com/johnfercher/maroto/v2"
 	"github.com/johnfercher/maroto/v2/pkg/components/col"
 	"github.com/johnfercher/maroto/v2/pkg/components/page"
 	"github.com/johnfercher/maroto/v2/pkg/components/row"
 	"github.com/johnfercher/maroto/v2/pkg/components/text"
-	"github.com/johnfercher/maroto/v2/pkg/config"
 	"github.com/johnfercher/maroto/v2/pkg/consts/align"
 	"github.com/johnfercher/maroto/v2/pkg/consts/border"
 	"github.com/johnfercher/maroto/v2/pkg/consts/fontstyle"
-	"github.com/johnfercher/maroto/v2/pkg/consts/orientation"
-	"github.com/johnfercher/maroto/v2/pkg/consts/pagesize"
 	"github.com/johnfercher/maroto/v2/pkg/core"
 	"github.com/johnfercher/maroto/v2/pkg/props"
-	"github.com/johnfercher/maroto/v2/pkg/repository"
 
 	"github.com/llmcap/llmcap/rundir"
 )
@@ -61,29 +54,11 @@ func writeTunePDF(path string, in *tuneInput, chart Chart) error {
 
 // buildTunePDF lays out the whole document (not yet generated).
 func buildTunePDF(in *tuneInput, chart Chart) (core.Maroto, error) {
-	fonts, err := repository.New().
-		AddUTF8FontFromBytes(pdfFamily, fontstyle.Normal, fontRegular).
-		AddUTF8FontFromBytes(pdfFamily, fontstyle.Bold, fontBold).
-		AddUTF8FontFromBytes(pdfMonoFamily, fontstyle.Normal, liberationmonoregular.TTF).
-		Load()
+	m, err := newPDFDoc(pdfDocInfo{title: tuneTitle(in), creator: tuneToolText(in.meta),
+		subject: "Tuning report for " + tuneDirText(in), date: in.meta.StartedAt, mono: true})
 	if err != nil {
-		return nil, fmt.Errorf("load fonts: %w", err)
+		return nil, err
 	}
-	date := in.meta.StartedAt
-	if date.IsZero() {
-		date = time.Unix(0, 0).UTC()
-	}
-	cfg := config.NewBuilder().
-		WithPageSize(pagesize.A4).WithOrientation(orientation.Vertical).
-		WithLeftMargin(pdfMargin).WithTopMargin(pdfMargin).WithRightMargin(pdfMargin).WithBottomMargin(pdfMargin).
-		WithMaxGridSize(pdfGrid).
-		WithCustomFonts(fonts).WithDefaultFont(&props.Font{Family: pdfFamily, Size: 9}).
-		WithPageNumber(props.PageNumber{Pattern: "Page {current} of {total}", Place: props.RightBottom, Family: pdfFamily, Size: 7, Color: colGrey}).
-		WithTitle(tuneTitle(in), true).WithAuthor("llmcap", true).WithCreator(tuneToolText(in.meta), true).
-		WithSubject("Tuning report for "+tuneDirText(in), true).WithCreationDate(date).
-		WithSequentialMode().
-		Build()
-	m := maroto.New(cfg)
 	g := &gauge{Row: row.New(pdfHeaderGap), cfg: m.GetCurrentConfig(), headerH: pdfHeaderH + pdfHeaderGap}
 	if err := m.RegisterHeader(tunePDFHeader(in), g); err != nil {
 		return nil, fmt.Errorf("header: %w", err)
