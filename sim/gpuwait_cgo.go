@@ -100,8 +100,9 @@ type gpuWaiter struct {
 	woke    chan time.Time // stepper → driver: the deadline its libc wait reached
 	stop    chan struct{}
 	watcher chan struct{}
-	// libcWaits counts the stepper's libc waits (for tests).
-	libcWaits atomic.Int64
+	// libcWaits counts the stepper's libc waits, skippedSteps the steps whose deadline
+	// had passed before the stepper got to them (for tests).
+	libcWaits, skippedSteps atomic.Int64
 }
 
 // newGPUWaiter returns a waiter cancelled when ctx is done; close releases it.
@@ -145,6 +146,8 @@ func (g *gpuWaiter) stepper(done chan<- struct{}) {
 				return // cancelled
 			}
 			g.libcWaits.Add(1)
+		} else {
+			g.skippedSteps.Add(1)
 		}
 		select { // drop a wake-up the driver never took (the timer ended that step first)
 		case <-g.woke:

@@ -70,12 +70,12 @@ func TestClientNoLeaks(t *testing.T) {
 		default: // stalls: the idle timeout or the cancel ends it
 			_, _ = io.WriteString(conn, chunkedHead)
 			_ = writeChunk(conn, string(sseEvents(chatRole(), chatContent("a"))))
-			time.Sleep(150 * time.Millisecond)
+			time.Sleep(time.Second)
 			return false
 		}
 	})
 	ok := NewClient(ClientConfig{BaseURL: srv.url, IdleTimeout: 5 * time.Second})
-	bad := NewClient(ClientConfig{BaseURL: fail.url, IdleTimeout: 40 * time.Millisecond})
+	bad := NewClient(ClientConfig{BaseURL: fail.url, IdleTimeout: 300 * time.Millisecond}) // well above a loaded host's scheduling gaps, well below the stall
 	var warm rundir.Record
 	srv.requests.Store(-1) // the warm-up starts the epoll reader before the counts
 	ok.Do(context.Background(), &Request{}, &warm)

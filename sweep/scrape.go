@@ -93,20 +93,32 @@ type scraper struct {
 
 // startScraper starts scraping urls (nothing when empty); stop it with stop.
 func startScraper(urls []string, interval time.Duration, out *rundir.Writer, log *slog.Logger) *scraper {
+	s := newScraper(urls, interval, out, log)
+	s.start()
+	return s
+}
+
+// newScraper returns a scraper of urls not yet started: each scrape times out after
+// twice the interval, at least 5 s (client.Timeout).
+func newScraper(urls []string, interval time.Duration, out *rundir.Writer, log *slog.Logger) *scraper {
 	if interval <= 0 {
 		interval = defaultMetricsInterval
 	}
 	s := &scraper{urls: urls, interval: interval, out: out, log: log,
 		client: &http.Client{Timeout: max(2*interval, 5*time.Second)}}
 	s.step.Store(-1)
-	if len(urls) == 0 {
-		return s
+	return s
+}
+
+// start begins the scrape loop (nothing when there are no URLs).
+func (s *scraper) start() {
+	if len(s.urls) == 0 {
+		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.wg.Add(1)
 	go s.loop(ctx)
-	return s
 }
 
 // setStep tags later scrapes with step (-1: between steps).
