@@ -32,6 +32,7 @@ func main() {
 type side struct {
 	trials int
 	vecs   [][]float64
+	points []string // each vector's setting (fmt.Sprint of its point)
 }
 
 func load(dir string, res *rundir.TuneResult) (side, error) {
@@ -43,6 +44,7 @@ func load(dir string, res *rundir.TuneResult) (side, error) {
 	for _, tr := range trials {
 		if v, ok := vector(res, &tr); ok {
 			s.vecs = append(s.vecs, v)
+			s.points = append(s.points, fmt.Sprint(tr.Point))
 		}
 	}
 	return s, nil
@@ -97,5 +99,26 @@ func run(gridDir, tuneDir string) error {
 	fmt.Printf("tune:  %d trials (%.0f%% of the grid), %d measured, best %s %g, front hypervolume %.4g\n",
 		tuned.trials, 100*float64(tuned.trials)/float64(grid.trials), len(tuned.vecs), res.Objectives[0].Metric, best(tuned), hvTune)
 	fmt.Printf("best capacity: tune ÷ grid = %.3f; hypervolume: tune ÷ grid = %.3f\n", best(tuned)/best(grid), hvTune/hvGrid)
+	// The setting the tune found best, valued at the grid's own measurement of it: did the
+	// search find the right setting, apart from the two measurements' noise.
+	if i := bestIndex(tuned.vecs, dirs); i >= 0 {
+		for j, p := range grid.points {
+			if p == tuned.points[i] {
+				fmt.Printf("the tune's best setting %s: the grid measured %s %g there, %.3f of the grid's best\n",
+					p, res.Objectives[0].Metric, grid.vecs[j][0], grid.vecs[j][0]/best(grid))
+			}
+		}
+	}
 	return replay(gridDir, tuneDir, dirs, ref, grid)
+}
+
+// bestIndex is the index of the vector with the best main objective (-1 for none).
+func bestIndex(vecs [][]float64, dirs []nsga2.Direction) int {
+	b := bestOf(vecs, dirs)
+	for i, v := range vecs {
+		if v[0] == b {
+			return i
+		}
+	}
+	return -1
 }
