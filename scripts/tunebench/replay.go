@@ -61,6 +61,23 @@ func replay(gridDir, tuneDir string, dirs []nsga2.Direction, ref []float64, grid
 		}
 		o.print(sp2 == splits[0])
 	}
+	// The baseline: random search with the same budget (distinct random settings).
+	r := odds{population: budget, generations: 1}
+	for seed := uint64(1); seed <= replaySeeds; seed++ {
+		pts, err := nsga2.Random(sp, budget, seed)
+		if err != nil {
+			return err
+		}
+		var found [][]float64
+		for _, p := range pts {
+			if v, ok := table[fmt.Sprint([]float64(p))]; ok {
+				found = append(found, v)
+			}
+		}
+		r.add(bestOf(found, dirs)/bestGrid, nsga2.Hypervolume(found, dirs, ref)/hvGrid)
+	}
+	r.random = true
+	r.print(false)
 	return nil
 }
 
@@ -94,6 +111,7 @@ func replayOne(sp nsga2.Space, dirs []nsga2.Direction, table map[string][]float6
 // grid front's, and both at once.
 type odds struct {
 	population, generations int
+	random                  bool // random search of population settings, not NSGA-II
 	n, best, hv, both       int
 	sumBest, sumHV          float64
 }
@@ -117,6 +135,12 @@ func (o *odds) print(planned bool) {
 	tag := ""
 	if planned {
 		tag = " (the tune's own split)"
+	}
+	if o.random {
+		fmt.Printf("replay: random search, %d trials, %d seeds: best capacity within 5%% of the grid's in %.0f%% (mean %.3f of it), "+
+			"front hypervolume ≥ 90%% in %.0f%% (mean %.3f), both in %.0f%%\n", o.population, o.n,
+			100*float64(o.best)/n, o.sumBest/n, 100*float64(o.hv)/n, o.sumHV/n, 100*float64(o.both)/n)
+		return
 	}
 	fmt.Printf("replay: NSGA-II %d × %d = %d trials against the grid's table, %d seeds%s: best capacity within 5%% of the grid's in %.0f%% "+
 		"(mean %.3f of it), front hypervolume ≥ 90%% in %.0f%% (mean %.3f), both in %.0f%%\n", o.population, o.generations,
