@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -61,7 +60,7 @@ func TestScrapeLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs syncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	runtime.GC()
 	var before runtime.MemStats
@@ -112,22 +111,4 @@ func TestScrapeLimits(t *testing.T) {
 	if growth > 96<<20 {
 		t.Errorf("heap in use grew by %.1f MiB during the scrapes, want < 96 MiB", float64(growth)/(1<<20))
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe to read while a logger writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
