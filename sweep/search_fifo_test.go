@@ -177,9 +177,12 @@ func TestFixedLadderRangesHoldTheTruth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives ten real ladders")
 	}
+	testlock.Hold(t) // timing-critical: not beside the other packages' heavy tests (CI: 7 of 10 once)
+	// The p99 cases' prefill and ITL are doubled so that a loaded host's stall (tens of
+	// ms on a few requests) stays well inside the bound's margin of S/2 (≥ 130 ms).
 	cases := []fifoCase{{2, 70, 5, 18, "p95"}, {5, 60, 5, 20, "p95"}, {6, 90, 4, 22, "p95"}, {9, 50, 5, 24, "p95"},
-		{11, 80, 4, 18, "p95"}, {14, 60, 4, 26, "p95"}, {17, 70, 5, 20, "p95"}, {25, 50, 4, 24, "p99"},
-		{33, 60, 4, 22, "p99"}, {50, 50, 4, 24, "p99"}}
+		{11, 80, 4, 18, "p95"}, {14, 60, 4, 26, "p95"}, {17, 70, 5, 20, "p95"}, {25, 100, 8, 24, "p99"},
+		{33, 120, 8, 22, "p99"}, {50, 100, 8, 24, "p99"}}
 	held := make([]bool, len(cases))
 	slots := make(chan struct{}, 2) // two ladders at a time: the client's timing stays exact (three, beside the other packages' tests on two cores, held 8 of 10 once)
 	for i, c := range cases {
