@@ -51,18 +51,21 @@ func replay(gridDir, tuneDir string, dirs []nsga2.Direction, ref []float64, grid
 		}
 	}
 	for _, sp2 := range splits {
-		o := odds{population: sp2[0], generations: sp2[1]}
+		o := odds{label: fmt.Sprintf("NSGA-II %d × %d = %d trials against the grid's table", sp2[0], sp2[1], sp2[0]*sp2[1])}
+		if sp2 == splits[0] {
+			o.tag = " (the tune's own split)"
+		}
 		for seed := uint64(1); seed <= replaySeeds; seed++ {
-			found, err := replayOne(sp, dirs, table, nsga2.Options{Population: o.population, Generations: o.generations, Seed: seed})
+			found, err := replayOne(sp, dirs, table, nsga2.Options{Population: sp2[0], Generations: sp2[1], Seed: seed})
 			if err != nil {
 				return err
 			}
 			o.add(bestOf(found, dirs)/bestGrid, nsga2.Hypervolume(found, dirs, ref)/hvGrid)
 		}
-		o.print(sp2 == splits[0])
+		o.print()
 	}
 	// The baseline: random search with the same budget (distinct random settings).
-	r := odds{population: budget, generations: 1}
+	r := odds{label: fmt.Sprintf("random search, %d trials", budget)}
 	for seed := uint64(1); seed <= replaySeeds; seed++ {
 		pts, err := nsga2.Random(sp, budget, seed)
 		if err != nil {
@@ -76,8 +79,7 @@ func replay(gridDir, tuneDir string, dirs []nsga2.Direction, ref []float64, grid
 		}
 		r.add(bestOf(found, dirs)/bestGrid, nsga2.Hypervolume(found, dirs, ref)/hvGrid)
 	}
-	r.random = true
-	r.print(false)
+	r.print()
 	return nil
 }
 
@@ -106,14 +108,13 @@ func replayOne(sp nsga2.Space, dirs []nsga2.Direction, table map[string][]float6
 	return found, nil
 }
 
-// odds tallies replays of one population × generations split: how often the best
-// capacity found is within 5% of the grid's and the front's hypervolume ≥ 90% of the
-// grid front's, and both at once.
+// odds tallies replays of one search (an NSGA-II split, or random search): how often
+// the best capacity found is within 5% of the grid's and the front's hypervolume ≥ 90%
+// of the grid front's, and both at once.
 type odds struct {
-	population, generations int
-	random                  bool // random search of population settings, not NSGA-II
-	n, best, hv, both       int
-	sumBest, sumHV          float64
+	label, tag        string // the search, and a note after the seed count
+	n, best, hv, both int
+	sumBest, sumHV    float64
 }
 
 func (o *odds) add(best, hv float64) {
@@ -130,21 +131,11 @@ func (o *odds) add(best, hv float64) {
 	}
 }
 
-func (o *odds) print(planned bool) {
+func (o *odds) print() {
 	n := float64(o.n)
-	tag := ""
-	if planned {
-		tag = " (the tune's own split)"
-	}
-	if o.random {
-		fmt.Printf("replay: random search, %d trials, %d seeds: best capacity within 5%% of the grid's in %.0f%% (mean %.3f of it), "+
-			"front hypervolume ≥ 90%% in %.0f%% (mean %.3f), both in %.0f%%\n", o.population, o.n,
-			100*float64(o.best)/n, o.sumBest/n, 100*float64(o.hv)/n, o.sumHV/n, 100*float64(o.both)/n)
-		return
-	}
-	fmt.Printf("replay: NSGA-II %d × %d = %d trials against the grid's table, %d seeds%s: best capacity within 5%% of the grid's in %.0f%% "+
-		"(mean %.3f of it), front hypervolume ≥ 90%% in %.0f%% (mean %.3f), both in %.0f%%\n", o.population, o.generations,
-		o.population*o.generations, o.n, tag, 100*float64(o.best)/n, o.sumBest/n, 100*float64(o.hv)/n, o.sumHV/n, 100*float64(o.both)/n)
+	fmt.Printf("replay: %s, %d seeds%s: best capacity within 5%% of the grid's in %.0f%% (mean %.3f of it), "+
+		"front hypervolume ≥ 90%% in %.0f%% (mean %.3f), both in %.0f%%\n", o.label, o.n, o.tag,
+		100*float64(o.best)/n, o.sumBest/n, 100*float64(o.hv)/n, o.sumHV/n, 100*float64(o.both)/n)
 }
 
 // bestOf is the best main objective among vecs (the largest when maximised).
