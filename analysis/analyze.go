@@ -19,10 +19,16 @@ import (
 // Analyze reads the run directory dir (run.json, records.jsonl, steps.jsonl,
 // server-metrics.jsonl, profiles/) and computes its Analysis. run.json and
 // records.jsonl are required; the rest is optional.
-func Analyze(dir string) (*Analysis, error) {
+func Analyze(dir string) (*Analysis, error) { return analyzeRun(dir, nil) }
+
+// analyzeRun is Analyze, with spec (when not nil) in place of run.json's SLA.
+func analyzeRun(dir string, spec *plan.SLA) (*Analysis, error) {
 	in, err := readRun(dir)
 	if err != nil {
 		return nil, fmt.Errorf("analyze %s: %w", dir, err)
+	}
+	if spec != nil {
+		in.meta.Plan.SLA = *spec
 	}
 	if len(in.records.order) == 0 {
 		state := in.meta.State
@@ -131,6 +137,8 @@ func analyzeInputs(in *runInputs) *Analysis {
 	}
 	a.Kernels = kernelsOf(in, a)
 	a.Errors = errorSummaryOf(a)
+	a.Drift = driftOf(in.drift, in.hasDrift, p.Drift)
+	a.Warnings = append(a.Warnings, driftWarnings(a.Drift)...)
 	if su := speedUpOf(in); su > 0 && su != 1 {
 		a.SpeedUp = su
 		a.Warnings = append([]Warning{warning(WarnSpeedUp, "%s", speedUpWarning(su))}, a.Warnings...)

@@ -219,10 +219,14 @@ type runInputs struct {
 	// unknown: the records of a complete run's steps the run does not have, already
 	// dropped from records.order (dropUnknownSteps).
 	unknown unknownSteps
+	// drift are drift.jsonl's probe requests; hasDrift is false without the file.
+	drift    []rundir.DriftRecord
+	hasDrift bool
 }
 
 // readRun reads the run directory dir through rundir. run.json and records.jsonl are
-// required; steps.jsonl, server-metrics.jsonl and profiles/*/kernels.json are optional.
+// required; steps.jsonl, server-metrics.jsonl, drift.jsonl and profiles/*/kernels.json
+// are optional.
 // Lines rundir could not decode are counted in damage.
 func readRun(dir string) (*runInputs, error) {
 	in := &runInputs{steps: map[int]rundir.StepSummary{}}
@@ -257,6 +261,10 @@ func readRun(dir string) (*runInputs, error) {
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	in.damage = append(in.damage, dmg)
+	if in.drift, dmg, in.hasDrift, err = rundir.ReadDrift(dir); err != nil {
 		return nil, err
 	}
 	in.damage = append(in.damage, dmg)

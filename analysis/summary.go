@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // PrintSummary writes the console summary of a to w: one table per segment (and the
@@ -25,6 +26,7 @@ func PrintSummary(w io.Writer, a *Analysis) error {
 		fmt.Fprintf(ew, "Errors: %s of %s measured requests failed (%s)\n", commaInt(float64(e.Errors)),
 			commaInt(float64(e.Requests)), errorBreakdown(e.Classes, e.Samples))
 	}
+	printDrift(ew, a.Drift)
 	fmt.Fprintf(ew, "Answer: %s\n", a.Answer)
 	if a.Overall.Advice != "" {
 		fmt.Fprintf(ew, "Advice: %s\n", a.Overall.Advice)
@@ -42,9 +44,70 @@ func PrintSummary(w io.Writer, a *Analysis) error {
 		fmt.Fprintf(ew, "%s\n", HeadroomText(a.WhatIf[0].Headroom))
 	}
 	for _, warn := range a.Warnings {
+		if warn.Kind == WarnNondeterministic || warn.Kind == WarnDriftBaseline {
+			continue // the drift lines above say it
+		}
 		fmt.Fprintf(ew, "warning: %s\n", warn.Message)
 	}
 	return ew.err
+}
+
+// printDrift writes the drift probe's lines: its sentence, the prompts that changed and
+// where (at most driftListed), and the baseline comparison.
+func printDrift(w io.Writer, d *Drift) {
+	if d == nil {
+		return
+	}
+	fmt.Fprintf(w, "Output drift: %s\n", d.Text)
+	printChanges(w, d.Changed)
+	if b := d.Baseline; b != nil {
+		fmt.Fprintf(w, "Output drift against %s: %s\n", b.Dir, b.Text)
+		printChanges(w, b.Changed)
+	}
+}
+
+// driftListed is how many changed prompts the console lists.
+const driftListed = 10
+
+func printChanges(w io.Writer, cs []DriftChange) {
+	if len(cs) > 0 {
+		fmt.Fprintln(w, "  (prompts and repeats numbered from 0, as in drift.jsonl)")
+	}
+	for i, c := range cs {
+		if i == driftListed {
+			fmt.Fprintf(w, "  … and %d more (analysis.json's drift section lists them all)\n", len(cs)-driftListed)
+			return
+		}
+		fmt.Fprintf(w, "  %s\n", DriftChangeText(c))
+	}
+}
+
+// DriftChangeText describes one changed output in one line: the prompt and repeat,
+// numbered from 0 as drift.jsonl and analysis.json number them (the prompt file's first
+// prompt is prompt 0), when, the first differing character and the texts from a little
+// before it.
+func DriftChangeText(c DriftChange) string {
+	when := fmt.Sprintf("repeat %d", c.Repeat)
+	if c.Phase == rundir.DriftAfter {
+		when = "after the ladder"
+	}
+	return fmt.Sprintf("prompt %d (%s): differs at character %d: %q → %q", c.Prompt, when, c.DiffersAt,
+		excerpt(c.Reference, c.DiffersAt), excerpt(c.Text, c.DiffersAt))
+}
+
+// excerpt is up to 24 characters of s from a few before character at, with "…" marks.
+func excerpt(s string, at int) string {
+	r := []rune(s)
+	from := max(0, min(at-8, len(r)))
+	to := min(len(r), from+24)
+	out := string(r[from:to])
+	if from > 0 {
+		out = "…" + out
+	}
+	if to < len(r) {
+		out += "…"
+	}
+	return out
 }
 
 // printSegment writes one segment's step table, fit and capacity; thinkDist names a

@@ -16,7 +16,8 @@ import (
 const FileAnalysis = "analysis.json"
 
 // FormatVersion is the version of analysis.json this package writes
-// (Analysis.FormatVersion): 6 adds GPU telemetry (a step's gpu, a capacity's energy,
+// (Analysis.FormatVersion): 7 adds the drift section (the output-drift probe's result,
+// drift.jsonl) and the "nondeterministic" and "drift-baseline" warning kinds; 6 adds GPU telemetry (a step's gpu, a capacity's energy,
 // a what-if row's energy costs) and a step's prefix-cache hit rate (server.prefix_cache),
 // so that `llmcap report` re-analyses older files of runs that scraped them; 5 adds the headline (the executive summary's plain
 // lines) and words the answer for a manager; 4 renames a step's "cancelled" count "unfinished" (requests
@@ -26,7 +27,7 @@ const FileAnalysis = "analysis.json"
 // interval) apart from its resampling noise, and segments their capacity search; 2 had
 // typed warnings (objects with kind, segment, step and message) and a bootstrap band;
 // files without it (0) hold plain-string warnings. Older files should be re-analysed.
-const FormatVersion = 6
+const FormatVersion = 7
 
 // Regime is the bottleneck a step or a segment is in.
 type Regime string
@@ -611,4 +612,7 @@ type Analysis struct {
 	// recorded), RunningLimitSource the setting it was read from.
 	RunningLimit       int    `json:"running_limit,omitempty"`
 	RunningLimitSource string `json:"running_limit_source,omitempty"`
+	// Drift is the output-drift probe's result (plan.Drift, drift.jsonl); nil for a run
+	// without the probe, and in files before format 7.
+	Drift *Drift `json:"drift,omitempty"`
 }

@@ -29,7 +29,7 @@ func TestAnalysisWarningsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"format_version": 6`,
+	for _, want := range []string{`"format_version": 7`,
 		`{"kind":"not-steady","segment":"chat","step":3,"message":"segment chat, load 32: not in steady state: x"}`,
 		`{"kind":"headline-at-least","message":"Every step met the SLA"}`} {
 		if flat := strings.Join(strings.Fields(string(b)), ""); !strings.Contains(flat, strings.Join(strings.Fields(want), "")) {

@@ -1,5 +1,5 @@
 // Package configs holds llmcap's embedded configuration data: the GPU and model catalog
-// (parsed by package catalog) and the example plans.
+// (parsed by package catalog), the example plans and the drift probe's prompt set.
 package configs
 
 import _ "embed"
@@ -12,3 +12,10 @@ import _ "embed"
 //
 //go:embed catalog.yaml
 var Catalog []byte
+
+// DriftPrompts is the embedded frozen prompt set of the output-drift probe
+// (drift-prompts.txt: 50 varied prompts, one a line; '#' lines and blank lines are not
+// prompts). Read it through plan.Drift.LoadPrompts, which parses it; docs/drift.md.
+//
+//go:embed drift-prompts.txt
+var DriftPrompts []byte

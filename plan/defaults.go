@@ -193,6 +193,9 @@ func (p *Plan) fillDerived() {
 	if p.Tune != nil {
 		p.Tune.fillDefaults(p)
 	}
+	if p.Drift != nil {
+		p.Drift.fillDefaults()
+	}
 	if p.Target.URL == "" {
 		p.Target.URL = TargetSimulator
 	}

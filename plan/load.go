@@ -31,7 +31,7 @@ const EnvPrefix = "LLMCAP"
 // defaults and overrides only. Sections the plan leaves out (segments, the ladder's
 // levels, window, warm-up and grace, the SLA) get the defaults of section_defaults.go,
 // listed in Plan.Assumed; sla.goodput becomes p95 bounds (GoodputStat). Relative file paths in the plan (traces, empirical
-// distributions, api_key_file, the simulator catalog) are resolved against the config
+// distributions, api_key_file, the simulator catalog, drift.prompts) are resolved against the config
 // file's directory and stored absolute. The returned error is a *SyntaxError, a
 // *ValidationError (every problem at once), or a wrapped I/O error.
 func Load(path string, overrides map[string]any) (*Plan, error) {
@@ -257,6 +257,9 @@ func (p *Plan) resolvePaths(baseDir string) {
 	}
 	abs(&p.Target.APIKeyFile)
 	abs(&p.Target.Simulator.Catalog)
+	if p.Drift != nil {
+		abs(&p.Drift.Prompts)
+	}
 	if d := p.Target.Simulator.OutputTokens; d != nil {
 		abs(&d.File)
 	}

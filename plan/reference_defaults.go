@@ -69,6 +69,7 @@ func skeleton() *Plan {
 	p.Ladder.Search = &Search{}
 	p.Capture.Enabled = true
 	p.Capture.Steps = []CaptureStep{{}}
+	p.Drift = &Drift{}
 	return p
 }
 

@@ -37,6 +37,10 @@ type Plan struct {
 	// Tune configures `llmcap tune`, a search over the server's parameters (tune.go);
 	// other commands ignore it.
 	Tune *Tune `mapstructure:"tune" json:"tune,omitempty" yaml:"tune,omitempty"`
+	// Drift, when set, runs the output-drift probe (drift.go, docs/drift.md): a frozen
+	// prompt set at temperature 0 before the ladder (and after it), whose outputs'
+	// hashes show whether the server answers the same prompt the same way.
+	Drift *Drift `mapstructure:"drift" json:"drift,omitempty" yaml:"drift,omitempty"`
 
 	// Assumed lists, one line each, the defaults Load filled in for what the plan file,
 	// the environment and the overrides left out (section_defaults.go); empty for a
@@ -162,6 +166,13 @@ type Simulator struct {
 	OutputTokens *Dist `mapstructure:"output_tokens" json:"output_tokens,omitempty" yaml:"output_tokens,omitempty"`
 	// SpeedUp divides every simulated duration (default 1: real time). Tests use it.
 	SpeedUp float64 `mapstructure:"speed_up" json:"speed_up" yaml:"speed_up"`
+	// NondeterministicFraction is the share of prompts (0..1, default 0) whose output
+	// at temperature 0 is not reproducible: at temperature 0 the text is a function of
+	// the prompt and the request's seed, except for a prompt whose text hash falls in
+	// this fraction, whose output diverges from some token on at each call (ground
+	// truth for the drift probe, docs/drift.md). At another temperature, or with none
+	// sent, the text is seeded by the request's id, as before.
+	NondeterministicFraction float64 `mapstructure:"nondeterministic_fraction" json:"nondeterministic_fraction,omitempty" yaml:"nondeterministic_fraction,omitempty"`
 }
 
 // Distribution kinds accepted by Dist.Kind.

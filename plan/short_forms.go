@@ -28,11 +28,13 @@ var (
 	distType      = reflect.TypeOf(Dist{})
 	warmupType    = reflect.TypeOf(Warmup{})
 	multiTurnType = reflect.TypeOf(MultiTurn{})
+	driftType     = reflect.TypeOf(Drift{})
 )
 
 // shortFormHook is the decode hook of the short forms: a token-count Dist written as
 // a number or a ParseLengthSpec string, a think_time_s (seconds) as a number or
-// "mean±sd", a Warmup as a request count or a duration. Other data passes unchanged.
+// "mean±sd", a Warmup as a request count or a duration, the drift section as true (the
+// probe with its defaults) or false (none). Other data passes unchanged.
 func shortFormHook(_ reflect.Type, t reflect.Type, data any) (any, error) {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -44,8 +46,28 @@ func shortFormHook(_ reflect.Type, t reflect.Type, data any) (any, error) {
 		return thinkTimeForm(data)
 	case warmupType:
 		return warmupForm(data)
+	case driftType:
+		return driftForm(data)
 	}
 	return data, nil
+}
+
+// driftForm maps drift: true to the section with its defaults and drift: false to none.
+// (also the strings "true" and "false", as the environment writes them).
+func driftForm(data any) (any, error) {
+	b, ok := data.(bool)
+	if s, isStr := data.(string); isStr {
+		var err error
+		b, err = strconv.ParseBool(s)
+		ok = err == nil
+	}
+	switch {
+	case !ok:
+		return data, nil
+	case b:
+		return map[string]any{}, nil
+	}
+	return (*Drift)(nil), nil
 }
 
 // tokenDistForm maps 512 and "512", "512±64", "512+-64", "uniform:min=1,max=9" to a

@@ -43,6 +43,7 @@ func (p *Plan) fieldProblems() problems {
 	p.checkCapture(&ps)
 	p.checkReport(&ps)
 	p.checkTune(&ps)
+	p.checkDrift(&ps)
 	return ps
 }
 
@@ -184,6 +185,9 @@ func (s Simulator) check(ps *problems) {
 	}
 	if s.SpeedUp <= 0 {
 		ps.add(pre+"speed_up", s.SpeedUp, "must be > 0")
+	}
+	if f := s.NondeterministicFraction; f < 0 || f > 1 {
+		ps.add(pre+"nondeterministic_fraction", f, "must be 0 to 1 (the share of prompts whose temperature-0 output is not reproducible)")
 	}
 	if s.OutputTokens != nil {
 		checkDist(ps, pre+"output_tokens", *s.OutputTokens, true)

@@ -86,7 +86,10 @@ type htmlPage struct {
 	KeyNumbers                                           []keyValue
 	Notes, WarningScope                                  string
 	Warnings                                             []string
-	Glossary                                             []keyValue
+	// DriftHeading and Drift are the output-drift section (driftParas).
+	DriftHeading string
+	Drift        []string
+	Glossary     []keyValue
 
 	SLA, SegmentsTable          htmlTable
 	ThinkTime, Ladder, Describe string
@@ -212,6 +215,7 @@ func fillHTMLEvidence(p *htmlPage, a *analysis.Analysis) {
 	p.Advice = c.Advice
 	p.KeyNumbers = keyNumbers(a)
 	p.Notes = strings.TrimSpace(a.Plan.Report.Notes)
+	p.DriftHeading, p.Drift = driftHeading, driftParas(a)
 	for _, w := range a.Warnings {
 		p.Warnings = append(p.Warnings, w.Message)
 	}

@@ -25,6 +25,7 @@ func renderMarkdown(in *input, charts []string) string {
 	}
 	writeMarkdownSummary(&b, a)
 	writeMarkdownEvidence(&b, a)
+	writeMarkdownDrift(&b, a)
 	b.WriteString("\n## Segments\n\n| segment | mix share | capacity | range | method | bottleneck | binding constraint |\n|---|---:|---:|---|---|---|---|\n")
 	for _, seg := range allSegments(a) {
 		c := seg.Capacity
@@ -181,4 +182,16 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // writeMarkdown writes summary.md.
 func writeMarkdown(path string, in *input, charts []string) error {
 	return rundir.WriteFileAtomic(path, []byte(renderMarkdown(in, charts)))
+}
+
+// writeMarkdownDrift writes the output-drift section (driftParas), when the run has one.
+func writeMarkdownDrift(b *strings.Builder, a *analysis.Analysis) {
+	ps := driftParas(a)
+	if len(ps) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## %s\n\n%s\n\n", driftHeading, mdEscape(ps[0]))
+	for _, l := range ps[1:] {
+		fmt.Fprintf(b, "- %s\n", mdEscape(l))
+	}
 }

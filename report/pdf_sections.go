@@ -83,6 +83,12 @@ func evidenceSection(in *input) []core.Row {
 	if n := strings.TrimSpace(a.Plan.Report.Notes); n != "" {
 		rows = append(rows, subheading("Notes"), para(n))
 	}
+	if ps := driftParas(a); len(ps) > 0 {
+		rows = append(rows, subheading(driftHeading), para(ps[0], props.Text{Size: 9.5, Top: 1}))
+		for _, l := range ps[1:] {
+			rows = append(rows, para(l, props.Text{Size: 8.5, Top: 0.5, Color: colGrey}))
+		}
+	}
 	if ws := a.Warnings; len(ws) > 0 {
 		rows = append(rows, subheading("Warnings"))
 		if scope := warningScope(a, ws); scope != "" {

@@ -21,7 +21,8 @@ type ResumeState struct {
 // the run can continue: a torn last line (no trailing newline: the process died while
 // writing it) is dropped, and records and metric samples of steps without a summary in
 // steps.jsonl (unfinished steps, which will run again) are removed. Every finished step's
-// records are kept exactly once.
+// records are kept exactly once. drift.jsonl keeps its complete probe requests
+// (repairDrift), so a finished probe is not sent again.
 func PrepareResume(dir string) (*ResumeState, error) {
 	b, err := os.ReadFile(filepath.Join(dir, FileRun))
 	if err != nil {
@@ -59,6 +60,9 @@ func PrepareResume(dir string) (*ResumeState, error) {
 		if err := filterJSONL(filepath.Join(dir, name), keep); err != nil {
 			return nil, fmt.Errorf("resume: %w", err)
 		}
+	}
+	if err := repairDrift(dir); err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
 	}
 	return st, nil
 }

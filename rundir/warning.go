@@ -35,6 +35,9 @@ const (
 	// WarnStoppedEarly: a step's measurement window closed early because its error rate
 	// was already past the SLA's bound (StepSummary.StoppedEarly). One per step.
 	WarnStoppedEarly WarningKind = "stopped-early"
+	// WarnDriftSkipped: the drift probe (plan.Drift) could not run: its prompts could not
+	// be read (Data.Error says why). Run-wide.
+	WarnDriftSkipped WarningKind = "drift-skipped"
 	// WarnLegacy: a plain-string warning of an older run.json (its kind is unknown;
 	// Message holds the string).
 	WarnLegacy WarningKind = "legacy"

@@ -14,7 +14,8 @@ import (
 
 // Writer owns a run directory's files: run.json (rewritten atomically),
 // records.jsonl and steps.jsonl (appended and fsynced per step) and
-// server-metrics.jsonl (appended per scrape, fsynced per step). Every line and run.json
+// server-metrics.jsonl (appended per scrape, fsynced per step) and drift.jsonl
+// (appended and fsynced per repeat of the drift probe). Every line and run.json
 // pass through its redactor (SetRedactor) before they reach the disk.
 type Writer struct {
 	dir     string
@@ -22,7 +23,8 @@ type Writer struct {
 	records *os.File
 	steps   *os.File
 	metrics *os.File
-	mu      sync.Mutex // guards metrics
+	drift   *os.File   // drift.jsonl, opened by the first AppendDrift
+	mu      sync.Mutex // guards metrics and drift
 }
 
 // OpenWriter opens (creating) the append-only files of dir.
@@ -53,7 +55,7 @@ func (w *Writer) SetRedactor(r *redact.Redactor) { w.red = r }
 // Close fsyncs and closes the files.
 func (w *Writer) Close() error {
 	var first error
-	for _, f := range []*os.File{w.records, w.steps, w.metrics} {
+	for _, f := range []*os.File{w.records, w.steps, w.metrics, w.drift} {
 		if f == nil {
 			continue
 		}

@@ -60,6 +60,8 @@ type completionRequest struct {
 	} `json:"stream_options"`
 	IgnoreEOS bool   `json:"ignore_eos"`
 	Seed      *int64 `json:"seed"`
+	// Temperature 0 makes the text a function of the prompt and seed (greedyText).
+	Temperature *float64 `json:"temperature"`
 }
 
 type chatMessage struct {
@@ -137,14 +139,14 @@ func (s *Server) parse(body *completionRequest, chat bool) (req *Request, status
 		limit = maxLen - prompt
 	}
 	out := limit
+	var seed uint64
+	if body.Seed != nil {
+		seed = uint64(*body.Seed)
+	}
 	if !body.IgnoreEOS {
-		var seed uint64
-		if body.Seed != nil {
-			seed = uint64(*body.Seed)
-		}
 		out = s.sampler.draw(h.textHash, seed, limit)
 	}
-	return &Request{PromptTokens: prompt, OutputTokens: out, BlockHashes: h.hashes,
+	return &Request{PromptTokens: prompt, OutputTokens: out, BlockHashes: h.hashes, textHash: h.textHash, seed: seed,
 		stream: &stream{notify: make(chan struct{}, 1), length: out == limit}}, 0, "", ""
 }
 
@@ -168,6 +170,9 @@ func (s *Server) serveCompletion(w http.ResponseWriter, hr *http.Request, chat b
 		return
 	}
 	t := newTemplates(chat, req.ID, time.Now().Unix(), s.model.Name)
+	if body.Temperature != nil && *body.Temperature == 0 {
+		s.greedyText(t, req)
+	}
 	if body.Stream {
 		s.writeStream(w, hr, req, t, body.StreamOptions != nil && body.StreamOptions.IncludeUsage)
 		return
@@ -271,6 +276,11 @@ type templates struct {
 	tokenSuffix string
 	usagePrefix []byte
 	seed        uint64
+	// greedy: the words are a hash of seed and position (greedyText), up to divergeAt;
+	// from there on a hash of alt, a per-call value.
+	greedy    bool
+	divergeAt int
+	alt       uint64
 }
 
 var vocabulary = []string{"the", "model", "serves", "tokens", "under", "load", "while", "queue", "grows", "and",
@@ -303,7 +313,25 @@ func (t *templates) word(buf []byte, i int) []byte {
 	if i > 0 {
 		buf = append(buf, ' ')
 	}
-	return append(buf, vocabulary[(t.seed+uint64(i))%uint64(len(vocabulary))]...)
+	return append(buf, vocabulary[t.wordIndex(i)]...)
+}
+
+// wordIndex is token i's vocabulary index: the request id's rotation of the vocabulary,
+// or for greedy text a hash of the seed and i, with a word sure to differ at divergeAt
+// and a hash of the call's alt after it.
+func (t *templates) wordIndex(i int) uint64 {
+	n := uint64(len(vocabulary))
+	if !t.greedy {
+		return (t.seed + uint64(i)) % n
+	}
+	w := mix64(t.seed^uint64(i)*goldenGamma) % n
+	switch {
+	case i < t.divergeAt:
+		return w
+	case i == t.divergeAt:
+		return (w + 1 + t.alt%(n-1)) % n
+	}
+	return mix64(t.alt^uint64(i)*goldenGamma) % n
 }
 
 func (t *templates) text(buf []byte, from, to int) []byte {

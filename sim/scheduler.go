@@ -45,6 +45,8 @@ type Request struct {
 	blocks     []int32
 	registered int     // prompt blocks registered in the prefix cache
 	stream     *stream // the HTTP stream (driver only)
+	textHash   uint64  // the prompt text's hash and the request's seed, for greedy text
+	seed       uint64
 }
 
 // numTokens is the sequence length so far: prompt plus generated tokens.

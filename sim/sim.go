@@ -14,6 +14,8 @@
 // none, messages and prompt arrays are concatenated. Output: exactly max_tokens with
 // ignore_eos, else a draw from OutputTokens capped by max_tokens, seeded by the prompt
 // text and the request's "seed" field (so identical requests get identical lengths).
+// Text: at temperature 0 a function of the prompt text and seed (greedy.go), but for
+// the prompts NondeterministicFraction selects; otherwise words seeded by the request id.
 // A model name other than the served one gets 404 model_not_found; an empty one is
 // accepted. Metric durations are wall-clock seconds (simulated time / SpeedUp).
 package sim
@@ -26,6 +28,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmcap/llmcap/catalog"
@@ -49,6 +52,8 @@ type Server struct {
 	metrics *metrics
 	late    latenessStats
 	nextID  uint64
+	// calls numbers the greedy requests of nondeterministic prompts (greedyText).
+	calls atomic.Uint64
 	// lastArrival is the virtual arrival time of the latest request submitted.
 	lastArrival time.Duration
 
@@ -99,8 +104,9 @@ func newServer(cfg plan.Simulator) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	if cfg.GPUMemoryUtilization <= 0 || cfg.GPUMemoryUtilization > 1 || cfg.SpeedUp <= 0 || cfg.OverheadMs < 0 {
-		return nil, fmt.Errorf("sim: need gpu_memory_utilization in (0, 1], speed_up > 0, overhead_ms ≥ 0")
+	if cfg.GPUMemoryUtilization <= 0 || cfg.GPUMemoryUtilization > 1 || cfg.SpeedUp <= 0 || cfg.OverheadMs < 0 ||
+		cfg.NondeterministicFraction < 0 || cfg.NondeterministicFraction > 1 {
+		return nil, fmt.Errorf("sim: need gpu_memory_utilization in (0, 1], speed_up > 0, overhead_ms ≥ 0, nondeterministic_fraction in [0, 1]")
 	}
 	roof, err := NewRoofline(g, m, cfg.TensorParallel, cfg.ComputeEfficiency, cfg.BandwidthEfficiency,
 		time.Duration(cfg.OverheadMs*float64(time.Millisecond)))
@@ -181,7 +187,8 @@ func (s *Server) resolvedSettings(blocks int) map[string]any {
 		"kv_bytes_per_token": KVBytesPerToken(s.model), "weight_bytes": s.model.WeightBytes(),
 		"prefix_caching": c.PrefixCaching, "compute_efficiency": c.ComputeEfficiency,
 		"bandwidth_efficiency": c.BandwidthEfficiency, "overhead_ms": c.OverheadMs, "speed_up": c.SpeedUp,
-		"peak_tflops": s.roof.PeakFLOPS / 1e12, "hbm_tbps": s.gpu.HBMTBps, "max_model_len": s.model.MaxModelLen,
+		"nondeterministic_fraction": c.NondeterministicFraction,
+		"peak_tflops":               s.roof.PeakFLOPS / 1e12, "hbm_tbps": s.gpu.HBMTBps, "max_model_len": s.model.MaxModelLen,
 		"decode_ms_per_token_single": ms(s.roof.DecodeStep(1024)),
 		"decode_ms_by_batch_ctx1024": s.decodeByBatch(),
 		"prefill_ms_1k_tokens":       ms(s.roof.Prefill(1024)),

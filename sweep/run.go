@@ -100,7 +100,8 @@ type runner struct {
 }
 
 // Run drives every step of p against its target, writing the run directory
-// (run.json, records.jsonl, steps.jsonl, server-metrics.jsonl). A cancelled ctx ends the
+// (run.json, records.jsonl, steps.jsonl, server-metrics.jsonl; drift.jsonl with a
+// drift section: its probe runs before the ladder and, with drift.after, after it). A cancelled ctx ends the
 // sweep with ErrInterrupted after recording what completed (in-flight requests are
 // recorded as cancelled; run.json says interrupted). Other errors (bad plan, target not
 // reachable, disk) mark run.json failed when it exists. Every error but a failed
@@ -221,7 +222,8 @@ func newRunID(name string) string {
 	return id
 }
 
-// drive starts the target, scraping and the display, and runs the unfinished steps.
+// drive starts the target, runs the drift probe's first phase (plan.Drift), scraping
+// and the display, the unfinished steps, and the probe's phase after the ladder.
 func (rn *runner) drive(ctx context.Context, done map[int]rundir.StepSummary) error {
 	if rn.plan.Ladder.Search != nil && rn.opts.Probe == nil {
 		return errors.New("sweep: a ladder.search plan needs Options.Probe (analysis.Probe) to judge its steps")
@@ -255,6 +257,18 @@ func (rn *runner) drive(ctx context.Context, done map[int]rundir.StepSummary) er
 	if rn.client, err = rn.newLoadClient(); err != nil {
 		return err
 	}
+	if err := rn.runDrift(ctx, rundir.DriftBefore); err != nil { // outside every step (drift.go)
+		return err
+	}
+	if err := rn.runLadder(ctx, done); err != nil {
+		return err
+	}
+	return rn.runDrift(ctx, rundir.DriftAfter)
+}
+
+// runLadder scrapes the server's metrics and shows the progress while it runs the
+// unfinished steps, or the capacity searches of a ladder.search plan.
+func (rn *runner) runLadder(ctx context.Context, done map[int]rundir.StepSummary) error {
 	rn.scrape = startScraper(rn.metricsURLs(), rn.plan.Target.MetricsInterval, rn.out, rn.log)
 	defer rn.scrape.stop()
 	if rn.plan.Ladder.Search != nil {

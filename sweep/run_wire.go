@@ -27,16 +27,11 @@ func headersOf(t plan.Target) (http.Header, error) {
 // the log: the requests then go through net/http and the proxy, whose latency is part
 // of every measurement.
 func (rn *runner) newLoadClient() (*Client, error) {
-	t := rn.plan.Target
-	hs, err := headersOf(t)
+	cfg, err := rn.clientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
+		return nil, err
 	}
-	c := NewClient(ClientConfig{BaseURL: rn.baseURL, API: t.API, Model: t.Model, APIKey: t.APIKey,
-		Temperature: t.Temperature, ExtraBody: t.ExtraBody, ConnectTimeout: t.ConnectTimeout,
-		FirstByteTimeout: t.FirstByteTimeout, IdleTimeout: t.IdleTimeout, RequestTimeout: t.RequestTimeout,
-		SaveICL: rn.opts.SaveICL, MaxResponseBytes: t.MaxResponseBytes, Redactor: rn.red,
-		Headers: hs, SessionHeader: t.SessionHeader, UserAgent: UserAgent(rn.opts.Version)})
+	c := NewClient(cfg)
 	switch p, err := c.Proxy(); {
 	case err != nil:
 		rn.log.Warn("the proxy setting of the environment is malformed; every request will fail with it", "err", err)
@@ -47,4 +42,19 @@ func (rn *runner) newLoadClient() (*Client, error) {
 			"proxy", u, "url", rn.baseURL)
 	}
 	return c, nil
+}
+
+// clientConfig is the configuration of the sweep's clients for the plan's target at
+// rn.baseURL: its key, body, timeouts, extra headers and session header.
+func (rn *runner) clientConfig() (ClientConfig, error) {
+	t := rn.plan.Target
+	hs, err := headersOf(t)
+	if err != nil {
+		return ClientConfig{}, fmt.Errorf("sweep: %w", err)
+	}
+	return ClientConfig{BaseURL: rn.baseURL, API: t.API, Model: t.Model, APIKey: t.APIKey,
+		Temperature: t.Temperature, ExtraBody: t.ExtraBody, ConnectTimeout: t.ConnectTimeout,
+		FirstByteTimeout: t.FirstByteTimeout, IdleTimeout: t.IdleTimeout, RequestTimeout: t.RequestTimeout,
+		SaveICL: rn.opts.SaveICL, MaxResponseBytes: t.MaxResponseBytes, Redactor: rn.red,
+		Headers: hs, SessionHeader: t.SessionHeader, UserAgent: UserAgent(rn.opts.Version)}, nil
 }

@@ -19,22 +19,25 @@ import (
 )
 
 func newAnalyzeCmd(_ *globals) *cobra.Command {
-	return &cobra.Command{
+	var baseline string
+	cmd := &cobra.Command{
 		Use:     "analyze RUN_DIR",
 		Short:   "Analyse a run directory: write analysis.json and print the summary",
-		Example: "  llmcap analyze runs/20261130-152000-demo",
+		Example: "  llmcap analyze runs/20261130-152000-demo\n  llmcap analyze runs/today --baseline runs/last-week",
 		Args:    oneRunDir("analyze"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := noOut(cmd, "analyze", args[0]); err != nil {
 				return err
 			}
-			if _, err := analyzeDir(cmd.OutOrStdout(), args[0]); err != nil {
+			if _, err := analyzeDirWith(cmd.OutOrStdout(), args[0], baseline); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "\nwrote %s\n", filepath.Join(args[0], analysis.FileAnalysis))
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&baseline, "baseline", "", "another run directory to compare the drift probe's outputs with (docs/drift.md)")
+	return cmd
 }
 
 func newReportCmd(g *globals) *cobra.Command {

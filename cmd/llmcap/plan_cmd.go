@@ -157,6 +157,9 @@ func printPlan(w io.Writer, p *plan.Plan, steps []plan.Step, total time.Duration
 	if b := stepBoundText(p, steps); b != "" {
 		fmt.Fprintln(w, b)
 	}
+	if d := driftText(p); d != "" {
+		fmt.Fprintln(w, d)
+	}
 	if p.Ladder.Search != nil {
 		n, _ := p.SearchEstimate()
 		_, err := fmt.Fprintf(w, "\nestimated wall time: at most %s (%s if every search used its max_steps, each at most its warm-up, "+
@@ -290,4 +293,23 @@ func stepBoundText(p *plan.Plan, steps []plan.Step) string {
 		src = "ladder.step_timeout"
 	}
 	return fmt.Sprintf("step wall-time bound: %s (%s)", b, src)
+}
+
+// driftText is the plan's drift probe in one line ("" without one): what it sends and
+// that the wall-time estimate leaves it out (its time is the server's answer time).
+func driftText(p *plan.Plan) string {
+	d := p.Drift
+	if d == nil {
+		return ""
+	}
+	n := "the embedded 50"
+	if prompts, err := d.LoadPrompts(); err == nil {
+		n = strconv.Itoa(len(prompts))
+	}
+	sends := fmt.Sprintf("%s prompts × %d passes before the ladder", n, d.Repeats)
+	if d.After {
+		sends += " and 1 after it"
+	}
+	return fmt.Sprintf("drift probe: %s, %d output tokens each, %d at a time (not in the wall-time estimate below)",
+		sends, d.MaxTokens, d.Concurrency)
 }

@@ -85,7 +85,8 @@ variable under a plan section that names no plan key (a misspelling) is an error
 	g.v.AutomaticEnv()
 
 	root.AddCommand(newPlanCmd(g), newRunCmd(g), newSweepCmd(g), newTuneCmd(g), newAnalyzeCmd(g),
-		newReportCmd(g), newServeSimCmd(g), newVersionCmd(), newProfileCmd())
+		newReportCmd(g), newServeSimCmd(g), newVersionCmd(), newProfileCmd(), newCompareCmd(g))
+	root.AddCommand(newImportCmd(g))
 	registerPlanFlags(root, g)
 	markUsageErrors(root)
 	return root, g

@@ -415,9 +415,20 @@ func analyzeAndReport(ctx context.Context, w io.Writer, dir string, formats []st
 
 // analyzeDir runs the analysis of dir, writes analysis.json and prints the summary.
 func analyzeDir(w io.Writer, dir string) (*analysis.Analysis, error) {
+	return analyzeDirWith(w, dir, "")
+}
+
+// analyzeDirWith is analyzeDir comparing the drift probe's outputs with the run
+// directory baseline too (analysis.CompareDrift; "": none).
+func analyzeDirWith(w io.Writer, dir, baseline string) (*analysis.Analysis, error) {
 	a, err := analysis.Analyze(dir)
 	if err != nil {
 		return nil, err // Analyze's errors name dir ("analyze DIR: …")
+	}
+	if baseline != "" {
+		if err := analysis.CompareDrift(a, dir, baseline); err != nil {
+			return nil, fmt.Errorf("analyze %s --baseline: %w", dir, err)
+		}
 	}
 	if err := analysis.WriteJSON(dir, a); err != nil {
 		return nil, fmt.Errorf("analyze %s: %w", dir, err)
@@ -444,6 +455,7 @@ func printOutputs(w io.Writer, dir string) {
 		{rundir.FileRecords, "one record per request"},
 		{rundir.FileSteps, "one summary per step"},
 		{rundir.FileServerMetrics, "scraped server metrics"},
+		{rundir.FileDrift, "drift probe: each output's hash per prompt and repeat"},
 		{rundir.FileRun, "resolved plan, versions, state"},
 		{"profiles", "Nsight Systems captures: one directory per captured step, launch.json"},
 		{"server.log", "output of the server llmcap launched"},

@@ -39,6 +39,8 @@ func (f *simFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&c.OverheadMs, "overhead-ms", d.OverheadMs, "fixed per-iteration overhead in ms")
 	fs.StringVar(&f.outputTokens, "output-tokens", "", `natural output lengths without ignore_eos, e.g. "lognormal:mean=200,stddev=80" (default: always max_tokens)`)
 	fs.Float64Var(&c.SpeedUp, "speed-up", d.SpeedUp, "divide every simulated duration by this (1 = real time)")
+	fs.Float64Var(&c.NondeterministicFraction, "nondeterministic-fraction", d.NondeterministicFraction,
+		"share of prompts (0..1) whose temperature-0 output differs at each call (drift probe ground truth)")
 }
 
 // apply copies the flags the user set onto s.
@@ -53,6 +55,7 @@ func (f *simFlags) apply(fs *pflag.FlagSet, s *plan.Simulator) error {
 		"compute-efficiency":   func() { s.ComputeEfficiency = c.ComputeEfficiency },
 		"bandwidth-efficiency": func() { s.BandwidthEfficiency = c.BandwidthEfficiency },
 		"overhead-ms":          func() { s.OverheadMs = c.OverheadMs }, "speed-up": func() { s.SpeedUp = c.SpeedUp },
+		"nondeterministic-fraction": func() { s.NondeterministicFraction = c.NondeterministicFraction },
 	}
 	for name, fn := range set {
 		if fs.Changed(name) {
