@@ -28,7 +28,13 @@ func analyzeRun(dir string, spec *plan.SLA) (*Analysis, error) {
 		return nil, fmt.Errorf("analyze %s: %w", dir, err)
 	}
 	if spec != nil {
-		in.meta.Plan.SLA = *spec
+		under := *spec
+		if in.meta.Plan.Ladder.CapacityMetric() == plan.TuneUsers {
+			// A users ladder's think time is its workload (the users thought that long),
+			// not a bound to re-judge by.
+			under.ThinkTime = in.meta.Plan.SLA.ThinkTime
+		}
+		in.meta.Plan.SLA = under
 	}
 	if len(in.records.order) == 0 {
 		state := in.meta.State

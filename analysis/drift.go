@@ -77,7 +77,10 @@ type DriftBaseline struct {
 	Identical    int           `json:"identical"`
 	Changed      []DriftChange `json:"changed,omitempty"`
 	OtherPrompts int           `json:"other_prompts,omitempty"`
-	Text         string        `json:"text"`
+	// Mismatch names the probe settings that differ between the runs ("drift.max_tokens
+	// 64 against 128"): outputs of different probes are not compared (Compared 0).
+	Mismatch string `json:"mismatch,omitempty"`
+	Text     string `json:"text"`
 }
 
 // driftOf is the run's drift section from its drift.jsonl lines (nil without the

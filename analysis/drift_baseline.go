@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
+	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
 )
 
@@ -38,7 +40,10 @@ func CompareDrift(a *Analysis, runDir, dir string) error {
 	if err != nil {
 		return fmt.Errorf("drift baseline: read this run's %s: %w", rundir.FileDrift, err)
 	}
-	b := baselineOf(references(mine), references(recs))
+	b := &DriftBaseline{Mismatch: probeMismatch(a.Drift, meta.Plan.Drift)}
+	if b.Mismatch == "" {
+		b = baselineOf(references(mine), references(recs))
+	}
 	b.Dir, b.RunID = dir, meta.RunID
 	b.Text = baselineText(b)
 	a.Drift.Baseline = b
@@ -82,6 +87,9 @@ func baselineOf(mine, base map[int]*rundir.DriftRecord) *DriftBaseline {
 
 // baselineText is the baseline comparison's sentence.
 func baselineText(b *DriftBaseline) string {
+	if b.Mismatch != "" {
+		return fmt.Sprintf("Not compared with the baseline run %s: the probes differ in %s, so their outputs differ whatever the server does.", b.RunID, b.Mismatch)
+	}
 	other := ""
 	if b.OtherPrompts > 0 {
 		other = fmt.Sprintf(" (%s differ between the runs and were not compared)", plural(b.OtherPrompts, "prompt"))
@@ -93,4 +101,21 @@ func baselineText(b *DriftBaseline) string {
 		return fmt.Sprintf("%d of %d outputs changed against the baseline run %s at temperature 0%s.", len(b.Changed), b.Compared, b.RunID, other)
 	}
 	return fmt.Sprintf("All %d outputs were identical to the baseline run %s%s.", b.Compared, b.RunID, other)
+}
+
+// probeMismatch names the request settings of the probe that differ between this run
+// (d) and the baseline's plan (base): seed and max_tokens change the outputs themselves.
+// "" when they agree or the baseline's plan has no drift section (an older run).
+func probeMismatch(d *Drift, base *plan.Drift) string {
+	if base == nil {
+		return ""
+	}
+	var diffs []string
+	if d.Seed != base.Seed {
+		diffs = append(diffs, fmt.Sprintf("drift.seed (%d against the baseline's %d)", d.Seed, base.Seed))
+	}
+	if d.MaxTokens != base.MaxTokens {
+		diffs = append(diffs, fmt.Sprintf("drift.max_tokens (%d against the baseline's %d)", d.MaxTokens, base.MaxTokens))
+	}
+	return strings.Join(diffs, " and ")
 }

@@ -20,6 +20,12 @@ import (
 // fraction, and returns the run directory.
 func driftRun(t *testing.T, fraction float64) string {
 	t.Helper()
+	return driftRunTokens(t, fraction, 64)
+}
+
+// driftRunTokens is driftRun with the probe's max_tokens.
+func driftRunTokens(t *testing.T, fraction float64, maxTokens int) string {
+	t.Helper()
 	p := &plan.Plan{Name: "drift", Seed: 5,
 		Target: plan.Target{URL: plan.TargetSimulator, API: "chat", Model: "llama-3.2-1b",
 			ExtraBody: map[string]any{"ignore_eos": true},
@@ -30,7 +36,7 @@ func driftRun(t *testing.T, fraction float64) string {
 			OutputTokens: plan.Dist{Kind: plan.DistFixed, Value: 16}}},
 		Ladder: plan.Ladder{Concurrency: []int{2}, Requests: 8, Grace: 10 * time.Second},
 		SLA:    plan.SLA{MaxErrorRate: 0.01},
-		Drift:  &plan.Drift{Seed: 1234, MaxTokens: 64, Repeats: 2, After: true, Concurrency: 4},
+		Drift:  &plan.Drift{Seed: 1234, MaxTokens: maxTokens, Repeats: 2, After: true, Concurrency: 4},
 	}
 	dir := t.TempDir()
 	if err := sweep.Run(context.Background(), p, sweep.Options{OutDir: dir}); err != nil {
@@ -123,6 +129,25 @@ func TestDriftBaselineComparesTwoRuns(t *testing.T) {
 	}
 	if err := CompareDrift(an, noisy, t.TempDir()); err == nil {
 		t.Error("a baseline directory without a run: no error")
+	}
+}
+
+// TestDriftBaselineOfAnotherProbeIsNotCompared: a baseline whose probe sent another
+// max_tokens gives other outputs whatever the server does: nothing is compared, the
+// text names the setting, and no drift-baseline warning blames the deployment.
+func TestDriftBaselineOfAnotherProbeIsNotCompared(t *testing.T) {
+	base, short := driftRun(t, 0), driftRunTokens(t, 0, 32)
+	a, err := Analyze(short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CompareDrift(a, short, base); err != nil {
+		t.Fatal(err)
+	}
+	b := a.Drift.Baseline
+	if b == nil || b.Compared != 0 || len(b.Changed) != 0 || b.Mismatch != "drift.max_tokens (32 against the baseline's 64)" ||
+		!strings.Contains(b.Text, "the probes differ in drift.max_tokens") || hasWarning(a, WarnDriftBaseline, "") {
+		t.Fatalf("baseline %+v; want not compared, the mismatch named, no warning", b)
 	}
 }
 

@@ -66,19 +66,28 @@ func printDrift(w io.Writer, d *Drift) {
 	}
 }
 
-// driftListed is how many changed prompts the console lists.
-const driftListed = 10
+// DriftListed is how many changed prompts a list of them names (DriftChangeLines).
+const DriftListed = 10
+
+// DriftChangeLines are one line per changed prompt (DriftChangeText), the ones past
+// DriftListed counted in a last line: the console's list and the report's.
+func DriftChangeLines(cs []DriftChange) []string {
+	var out []string
+	for i, c := range cs {
+		if i == DriftListed {
+			return append(out, fmt.Sprintf("… and %d more (analysis.json's drift section lists them all).", len(cs)-DriftListed))
+		}
+		out = append(out, DriftChangeText(c))
+	}
+	return out
+}
 
 func printChanges(w io.Writer, cs []DriftChange) {
 	if len(cs) > 0 {
 		fmt.Fprintln(w, "  (prompts and repeats numbered from 0, as in drift.jsonl)")
 	}
-	for i, c := range cs {
-		if i == driftListed {
-			fmt.Fprintf(w, "  … and %d more (analysis.json's drift section lists them all)\n", len(cs)-driftListed)
-			return
-		}
-		fmt.Fprintf(w, "  %s\n", DriftChangeText(c))
+	for _, l := range DriftChangeLines(cs) {
+		fmt.Fprintf(w, "  %s\n", l)
 	}
 }
 

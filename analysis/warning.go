@@ -14,12 +14,6 @@ type WarningKind = rundir.WarningKind
 
 // The kinds of warning the analysis raises, in the order Analyze lists them.
 const (
-	// WarnNondeterministic: the drift probe's outputs changed between repeats at
-	// temperature 0 (Drift.Verdict nondeterministic); Data.Count is the prompts changed.
-	WarnNondeterministic WarningKind = "nondeterministic"
-	// WarnDriftBaseline: outputs changed against the drift baseline run
-	// (DriftBaseline.Changed); Data.Count is the prompts changed.
-	WarnDriftBaseline WarningKind = "drift-baseline"
 	// WarnSpeedUp: the simulator ran faster than real time (Analysis.SpeedUp).
 	WarnSpeedUp WarningKind = "speed-up"
 	// WarnDamagedLines: lines of a run-directory JSONL file did not decode (rundir's
@@ -102,6 +96,12 @@ const (
 	WarnHeadlineNoData WarningKind = "headline-no-data"
 	// WarnWhatIfProjected: some what-if rows are roofline projections.
 	WarnWhatIfProjected WarningKind = "what-if-projected"
+	// WarnNondeterministic: the drift probe's outputs changed between repeats at
+	// temperature 0 (Drift.Verdict nondeterministic); Data.Count is the prompts changed.
+	WarnNondeterministic WarningKind = "nondeterministic"
+	// WarnDriftBaseline: outputs changed against the drift baseline run
+	// (DriftBaseline.Changed); Data.Count is the prompts changed.
+	WarnDriftBaseline WarningKind = "drift-baseline"
 )
 
 // Warning is one warning of analysis.json (rundir.Warning): its kind, the segment it

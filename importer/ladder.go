@@ -56,7 +56,7 @@ func orderLadder(srcs []*source) ([]*source, error) {
 	if err := oneSchedule(srcs); err != nil {
 		return nil, err
 	}
-	if err := oneModel(srcs); err != nil {
+	if err := oneDeployment(srcs); err != nil {
 		return nil, err
 	}
 	out := slices.Clone(srcs)
@@ -92,24 +92,43 @@ func oneSchedule(srcs []*source) error {
 		strings.Join(by[plan.ScheduleConcurrency], ", "), strings.Join(by[plan.ScheduleRate], ", "))
 }
 
-// oneModel refuses files of different models (files whose model is unknown go with
-// any).
-func oneModel(srcs []*source) error {
+// oneDeployment refuses files of different models, servers, APIs or arrival
+// processes (those the files name: an unknown one matches any), naming the files of
+// each value: a ladder measures one deployment under one arrival process.
+func oneDeployment(srcs []*source) error {
+	for _, c := range []struct {
+		what string
+		get  func(*source) string
+	}{
+		{"models", func(s *source) string { return s.model }},
+		{"server URLs", func(s *source) string { return s.url }},
+		{"APIs", func(s *source) string { return s.api }},
+		{"arrival processes", func(s *source) string { return s.arrival }},
+	} {
+		if err := sameAcross(srcs, c.what, c.get); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameAcross refuses files whose non-empty get values differ, naming the files of each.
+func sameAcross(srcs []*source, what string, get func(*source) string) error {
 	by := map[string][]string{}
 	for _, s := range srcs {
-		if s.model != "" {
-			by[s.model] = append(by[s.model], s.file)
+		if v := get(s); v != "" {
+			by[v] = append(by[v], s.file)
 		}
 	}
 	if len(by) < 2 {
 		return nil
 	}
 	var parts []string
-	for _, m := range slices.Sorted(maps.Keys(by)) {
-		parts = append(parts, fmt.Sprintf("%s (%s)", m, strings.Join(by[m], ", ")))
+	for _, v := range slices.Sorted(maps.Keys(by)) {
+		parts = append(parts, fmt.Sprintf("%s (%s)", v, strings.Join(by[v], ", ")))
 	}
-	return fmt.Errorf("the files are of different models: %s; a ladder measures one deployment: import each model into its own run directory",
-		strings.Join(parts, "; "))
+	return fmt.Errorf("the files are of different %s: %s; a ladder measures one deployment under one arrival process: import each into its own run directory",
+		what, strings.Join(parts, "; "))
 }
 
 // stepResult summarises source s imported as step st.

@@ -3,10 +3,7 @@ package importer
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -16,24 +13,10 @@ import (
 )
 
 // checkOutDir refuses a run directory that exists and is not an empty directory: an
-// import writes a new run, never into another one.
+// import writes a new run, never into another one (rundir.CheckNewDir).
 func checkOutDir(dir string) error {
-	if dir == "" {
-		return errors.New("import: no run directory to write (-o DIR)")
-	}
-	f, err := os.Open(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	if _, err := rundir.CheckNewDir(dir); err != nil {
 		return fmt.Errorf("import: %w", err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.IsDir() {
-		return fmt.Errorf("import: %s exists and is not a directory: name a new run directory with -o", dir)
-	}
-	if _, err := f.Readdirnames(1); !errors.Is(err, io.EOF) {
-		return fmt.Errorf("import: %s exists and is not empty: an import writes a new run directory; name a new or empty one with -o", dir)
 	}
 	return nil
 }
@@ -42,8 +25,10 @@ func checkOutDir(dir string) error {
 // send order) and its summary, then run.json (state complete). A directory it
 // created is removed again when a write fails.
 func writeRun(opts Options, p *plan.Plan, steps []plan.Step, srcs []*source) (err error) {
-	_, statErr := os.Stat(opts.OutDir)
-	created := errors.Is(statErr, os.ErrNotExist)
+	created, err := rundir.CheckNewDir(opts.OutDir)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
 	w, err := rundir.OpenWriter(opts.OutDir)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
@@ -55,7 +40,7 @@ func writeRun(opts Options, p *plan.Plan, steps []plan.Step, srcs []*source) (er
 			err = fmt.Errorf("import: close %s: %w", opts.OutDir, cerr)
 		}
 		if err != nil && created {
-			os.RemoveAll(opts.OutDir)
+			_ = rundir.RemoveNew(opts.OutDir) // the write's error is the one to report
 		}
 	}()
 	if omitErr != nil {

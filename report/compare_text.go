@@ -336,6 +336,8 @@ func cmpDriftAgainstSentence(ref, label string, b *analysis.DriftBaseline) strin
 		other = fmt.Sprintf(" (%s differ between the runs and were not compared)", plural(b.OtherPrompts, "prompt"))
 	}
 	switch {
+	case b.Mismatch != "":
+		return fmt.Sprintf("%s: not compared with %s's outputs: the probes differ in %s.", label, ref, b.Mismatch)
 	case b.Compared == 0:
 		return fmt.Sprintf("%s: no probe output could be compared with %s's%s.", label, ref, other)
 	case len(b.Changed) == 0:
@@ -365,6 +367,8 @@ func cmpDriftTable(d *compare.DriftSection) cmpTable {
 		switch b := r.VsReference; {
 		case r.Label == d.Reference:
 			row[1], row[2] = "reference", "reference"
+		case b != nil && b.Mismatch != "":
+			row[1], row[2] = "not compared", "the probes differ in "+b.Mismatch
 		case b != nil:
 			row[1] = fmt.Sprintf("%d of %d", b.Identical, b.Compared)
 			if len(b.Changed) > 0 {

@@ -307,34 +307,18 @@ func toolText(a *analysis.Analysis) string {
 // driftHeading heads the output-drift section (analysis.Drift).
 const driftHeading = "Output drift (temperature 0)"
 
-// driftListed is how many changed prompts the drift section lists, per comparison.
-const driftListed = 10
-
 // driftParas are the output-drift section's paragraphs: the probe's sentence, each
-// changed prompt and where it changed (at most driftListed), then the baseline's; nil
+// changed prompt and where it changed (at most analysis.DriftListed), then the baseline's; nil
 // for a run without the probe.
 func driftParas(a *analysis.Analysis) []string {
 	d := a.Drift
 	if d == nil {
 		return nil
 	}
-	out := append([]string{d.Text}, changeLines(d.Changed)...)
+	out := append([]string{d.Text}, analysis.DriftChangeLines(d.Changed)...)
 	if b := d.Baseline; b != nil {
 		out = append(out, "Against "+b.Dir+": "+b.Text)
-		out = append(out, changeLines(b.Changed)...)
-	}
-	return out
-}
-
-// changeLines are one line per changed prompt (analysis.DriftChangeText), the ones past
-// driftListed counted in a last line.
-func changeLines(cs []analysis.DriftChange) []string {
-	var out []string
-	for i, c := range cs {
-		if i == driftListed {
-			return append(out, fmt.Sprintf("… and %d more (analysis.json's drift section lists them all).", len(cs)-driftListed))
-		}
-		out = append(out, analysis.DriftChangeText(c))
+		out = append(out, analysis.DriftChangeLines(b.Changed)...)
 	}
 	return out
 }

@@ -158,10 +158,12 @@ func (t *Tuner) sweep(ctx context.Context, p *plan.Plan, dir string) (*analysis.
 }
 
 // trialPlan is the plan a trial's sweep runs: the tune's plan against url, without its
-// tune section; with targetLoad, one fixed step at that load instead of the ladder.
+// tune and drift sections (a trial measures capacity: the probe's 100 answers would
+// warm each new server and lengthen every trial); with targetLoad, one fixed step at
+// that load instead of the ladder.
 func (t *Tuner) trialPlan(url string, n int, targetLoad *int) *plan.Plan {
 	p := *t.plan
-	p.Tune = nil
+	p.Tune, p.Drift = nil, nil
 	p.Target.URL, p.Target.Launch = url, nil
 	p.Name = t.plan.Name + "-trial" + strconv.Itoa(n)
 	if targetLoad != nil {

@@ -148,14 +148,16 @@ func compareLabels(dirs, given []string) ([]string, error) {
 			return nil, fmt.Errorf("--labels gives %d labels for %d run directories: give one per run directory", len(given), len(dirs))
 		}
 		seen := map[string]bool{}
-		for _, l := range given {
+		out := make([]string, len(given))
+		for i, l := range given {
 			l = strings.TrimSpace(l)
 			if l == "" || seen[l] {
 				return nil, fmt.Errorf("--labels %s: each label must be non-empty and different", strings.Join(given, ","))
 			}
 			seen[l] = true
+			out[i] = l
 		}
-		return given, nil
+		return out, nil
 	}
 	labels := make([]string, len(dirs))
 	seen := map[string]int{}

@@ -13,7 +13,7 @@ import (
 // staleAnalysis says why dir's analysis.json (already read as a) no longer describes
 // the run directory, or "" when it is current: it was written in another format than
 // this llmcap's (analysis.FormatVersion: an older one has untyped warnings and lacks
-// fields the report renders), a run file (records.jsonl, steps.jsonl, run.json) was
+// fields the report renders), a run file (records.jsonl, steps.jsonl, run.json, drift.jsonl) was
 // modified after analysis.json (e.g. by `llmcap sweep --resume`), or the run state
 // recorded in the analysis differs from run.json's.
 func staleAnalysis(dir string, a *analysis.Analysis) string {
@@ -24,7 +24,7 @@ func staleAnalysis(dir string, a *analysis.Analysis) string {
 	if a.FormatVersion != analysis.FormatVersion {
 		return fmt.Sprintf("%s is in format %d, this llmcap writes format %d", analysis.FileAnalysis, a.FormatVersion, analysis.FormatVersion)
 	}
-	for _, name := range []string{rundir.FileRecords, rundir.FileSteps, rundir.FileRun} {
+	for _, name := range []string{rundir.FileRecords, rundir.FileSteps, rundir.FileRun, rundir.FileDrift} {
 		if f, err := os.Stat(filepath.Join(dir, name)); err == nil && f.ModTime().After(st.ModTime()) {
 			return fmt.Sprintf("%s is newer than %s", name, analysis.FileAnalysis)
 		}
