@@ -117,7 +117,7 @@ func writeCmpSummarySheet(f *excelize.File, st styles, c *compare.Comparison) er
 	}
 	_ = f.SetCellStyle(s.sheet, "A1", "A1", st.title)
 	_ = f.SetColWidth(s.sheet, "A", "A", 34)
-	_ = f.SetColWidth(s.sheet, "B", cellCol(1+len(c.Labels)), 22)
+	_ = f.SetColWidth(s.sheet, "B", cellCol(1+len(c.Labels)), 60) // the capacity rows' words ("interpolated by the queueing model between measured steps") on one line
 	s.merged(3, c.Verdict.Sentence, st.boldWrap, 12)
 	s.merged(4, cmpSLAText(c), st.wrap, 11)
 	s.merged(5, cmpRunsLine(c), st.wrap, 11)
