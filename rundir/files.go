@@ -46,6 +46,10 @@ type RunMeta struct {
 	// Searches are the capacity searches of a ladder.search plan, one per segment (and
 	// the mix), in run order; Steps then holds the steps the searches chose.
 	Searches []SearchLog `json:"searches,omitempty"`
+	// Shard marks one shard of a sharded sweep (llmcap sweep --shard I/N).
+	Shard *ShardInfo `json:"shard,omitempty"`
+	// Merged marks a run combined from shards by llmcap merge.
+	Merged *MergeInfo `json:"merged,omitempty"`
 }
 
 // SearchLog is one segment's capacity search (plan.Search): the steps it chose, in
@@ -140,6 +144,11 @@ type StepSummary struct {
 	MaxInFlight  int    `json:"max_in_flight,omitempty"`
 	Captured     string `json:"captured,omitempty"` // profile directory when captured
 	CaptureError string `json:"capture_error,omitempty"`
+	// Shard is a shard's part in the step (a sharded sweep's run directory; the Step
+	// fields keep the whole step's load).
+	Shard *ShardStep `json:"shard,omitempty"`
+	// Shards are the shards' parts of a merged step (llmcap merge), by shard index.
+	Shards []ShardStep `json:"shards,omitempty"`
 }
 
 // StopReason says why a step's measurement window closed early (StepSummary.StoppedEarly).

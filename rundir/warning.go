@@ -38,6 +38,11 @@ const (
 	// WarnDriftSkipped: the drift probe (plan.Drift) could not run: its prompts could not
 	// be read (Data.Error says why). Run-wide.
 	WarnDriftSkipped WarningKind = "drift-skipped"
+	// WarnShardOffTimeline: in a merged run (llmcap merge), a shard ran this step off
+	// the common timeline (rundir.ShardStep.Late: a resumed shard re-running it alone,
+	// or a step that overran its slot), so the shards' loads did not overlap through its
+	// window; Data.Steps names the shards ("shard 2/4"). One per step.
+	WarnShardOffTimeline WarningKind = "shard-off-timeline"
 	// WarnLegacy: a plain-string warning of an older run.json (its kind is unknown;
 	// Message holds the string).
 	WarnLegacy WarningKind = "legacy"

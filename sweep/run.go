@@ -55,6 +55,9 @@ type Options struct {
 	// Probe judges and models a segment's steps so far for a ladder.search plan
 	// (analysis.Probe; the sweep does not import the analysis). Required for such plans.
 	Probe capsearch.Prober
+	// Shard, when set, makes the sweep one shard of a sharded sweep (docs/distributed.md);
+	// a resume of a shard's run directory needs none (run.json has it).
+	Shard *Shard
 }
 
 // StepHook is called around a step's measurement window.
@@ -97,6 +100,11 @@ type runner struct {
 	preflightFailed bool
 	// idTag begins every request id of this invocation (NewIDTag).
 	idTag string
+	// shard is the sweep's shard (nil: unsharded), timeline its common timeline and
+	// rendezvous shard 0's rendezvous endpoint (shard_run.go).
+	shard      *Shard
+	timeline   *timeline
+	rendezvous *rendezvousServer
 }
 
 // Run drives every step of p against its target, writing the run directory
@@ -128,6 +136,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) error {
 		return err
 	}
 	err = rn.drive(ctx, done)
+	if rn.rendezvous != nil {
+		rn.rendezvous.stop()
+	}
 	err = rn.finish(err)
 	rn.out.Close()
 	lock.Release()
@@ -173,6 +184,9 @@ func (rn *runner) prepare(p *plan.Plan) (map[int]rundir.StepSummary, error) {
 		}
 	}
 	rn.plan = p
+	if err := rn.setupShard(p); err != nil {
+		return nil, err
+	}
 	rn.red = p.Redactor()
 	rn.log = slog.New(redact.NewHandler(rn.log.Handler(), rn.red))
 	rn.meta.State = rundir.StateRunning
@@ -250,6 +264,9 @@ func (rn *runner) drive(ctx context.Context, done map[int]rundir.StepSummary) er
 		}
 		rn.meta.Models = models
 		rn.meta.Warnings = appendNew(rn.meta.Warnings, warns...)
+	}
+	if err := rn.syncShard(ctx); err != nil {
+		return err
 	}
 	if err := rn.out.WriteMeta(rn.meta); err != nil {
 		return fmt.Errorf("sweep: %w", err)

@@ -76,10 +76,16 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 			rn.meta.Warnings = appendNew(rn.meta.Warnings, n)
 		}
 	}
+	share, part, planned, err := rn.shardStep(ctx, st)
+	if err != nil {
+		return rundir.StepSummary{}, err
+	}
 	rn.progress.beginStep(rn.labelOf(st))
 	rn.log.Debug("step start", "step", st.Index+1, "segment", st.Segment, "schedule", st.Schedule, "load", st.Load())
 	s := newStepRun(rn, st, wl, trace)
+	s.st, s.shard, s.planned = share, rn.shard, planned
 	sum, results, runErr := s.run(ctx)
+	sum.Shard = part
 	if err := rn.out.AppendRecords(recordsOf(results)); err != nil {
 		return sum, fmt.Errorf("sweep step %d: %w", st.Index+1, err)
 	}
@@ -88,7 +94,7 @@ func (rn *runner) runStep(ctx context.Context, st plan.Step, streak map[string]i
 	}
 	rn.noteStoppedEarly(st, sum)
 	es := rn.plan.Ladder.EarlyStop
-	if es.Enabled && rn.plan.Ladder.Search == nil { // a search stops by itself
+	if es.Enabled && rn.plan.Ladder.Search == nil && rn.shard == nil { // a search stops by itself; a shard sees only its share
 		factor := es.Factor
 		if factor <= 0 {
 			factor = 1
@@ -189,7 +195,9 @@ func (rn *runner) workloadFor(st plan.Step) (*workload, *segmentGen, error) {
 			return nil, nil, fmt.Errorf("sweep step %d: segment %q has no trace", st.Index+1, st.Segment)
 		}
 	}
-	return newWorkload(rn.plan, st.Index, segs), trace, nil
+	wl := newWorkload(rn.plan, st.Index, segs)
+	wl.shard = rn.shard
+	return wl, trace, nil
 }
 
 // cooldown pauses between steps; a cancelled ctx ends it with ErrInterrupted.

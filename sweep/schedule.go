@@ -26,7 +26,7 @@ func (s *stepRun) closedLoop(n int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			bo := newBackoff(s.rn.plan.Seed, s.st.Index, k)
+			bo := newBackoff(s.rn.plan.Seed, s.st.Index, s.shard.global(k))
 			timer := time.NewTimer(time.Hour)
 			timer.Stop()
 			defer timer.Stop()
@@ -74,7 +74,7 @@ func (s *stepRun) usersLoop(n int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.user(u)
+			s.user(s.shard.global(u))
 		}()
 	}
 	wg.Wait()
@@ -138,6 +138,9 @@ type arrivalFunc func(k int) (offset time.Duration, j *job, ok bool)
 func (s *stepRun) openLoop(next arrivalFunc) {
 	var sem chan struct{}
 	if c := s.rn.plan.Ladder.MaxConcurrency; c > 0 {
+		if s.shard != nil { // the cap is the whole step's: each shard holds its share
+			c = max(splitInt(c, s.shard.Index, s.shard.Count), 1)
+		}
 		sem = make(chan struct{}, c)
 	}
 	timer := time.NewTimer(time.Hour)

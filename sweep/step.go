@@ -49,10 +49,18 @@ type stepResult struct {
 // it was in flight through the window. An interruption (ctx) cancels them instead
 // (error_class cancelled). No request is sent after the window closes.
 type stepRun struct {
-	rn    *runner
-	st    plan.Step
-	wl    *workload
-	trace *segmentGen // trace steps: the trace segment
+	rn *runner
+	// st is the step as this process drives it: the plan's step, or a shard's share of
+	// it (shareOf); whole is the plan's step, whose load the records and summary carry.
+	st, whole plan.Step
+	// shard is the sweep's shard (nil: unsharded): it owns every Count-th arrival,
+	// trace row, session and user of the step's one sequence (Shard.owns, global).
+	shard *Shard
+	// planned, when set, is the step's planned start on a shard's timeline: the origin
+	// of its arrivals, so every shard's open loop keeps the one schedule.
+	planned time.Time
+	wl      *workload
+	trace   *segmentGen // trace steps: the trace segment
 
 	reqCtx     context.Context // requests; cancelled at the end of the step (errStepEnded) or an interruption
 	cancelReqs context.CancelCauseFunc
@@ -89,7 +97,7 @@ type stepRun struct {
 var errStepEnded = errors.New("still in flight when the step ended")
 
 func newStepRun(rn *runner, st plan.Step, wl *workload, trace *segmentGen) *stepRun {
-	s := &stepRun{rn: rn, st: st, wl: wl, trace: trace, wake: make(chan struct{}, 1)}
+	s := &stepRun{rn: rn, st: st, whole: st, wl: wl, trace: trace, wake: make(chan struct{}, 1)}
 	s.reqCtx, s.cancelReqs = context.WithCancelCause(context.Background())
 	s.sendCtx, s.stopSend = context.WithCancel(context.Background())
 	return s
@@ -162,7 +170,7 @@ func (s *stepRun) newRecord(j *job, phase string) *rundir.Record {
 	n := s.seq.Add(1) - 1
 	return &rundir.Record{
 		RunID: s.rn.runID, Segment: j.seg.name, StepSegment: s.st.Segment, Step: s.st.Index,
-		Schedule: s.st.Schedule, Concurrency: s.st.Concurrency, Rate: s.st.Rate, Users: s.st.Users, Phase: phase,
+		Schedule: s.st.Schedule, Concurrency: s.whole.Concurrency, Rate: s.whole.Rate, Users: s.whole.Users, Phase: phase,
 		RequestID: requestID(s.rn.idTag, s.st.Index, n), SessionID: j.sess.id, Turn: j.turn,
 		IntendedPromptTokens: j.intendedP, IntendedOutputTokens: j.intendedO,
 	}
@@ -254,10 +262,13 @@ func (s *stepRun) waitFor(ctx context.Context, deadline time.Time, cond func() b
 func (s *stepRun) run(ctx context.Context) (sum rundir.StepSummary, results []stepResult, err error) {
 	s.start = time.Now()
 	s.origin = s.start
+	if !s.planned.IsZero() && s.planned.Before(s.start) {
+		s.origin = s.planned
+	}
 	s.rn.scrape.setStep(s.st.Index) // samples taken from now on belong to this step
 	w := s.st.Warmup
 	if s.trace != nil { // warm up on a small share of the trace's requests only
-		w = plan.Warmup{Requests: plan.TraceWarmupRequests(w, len(s.trace.trace.rows))}
+		w = plan.Warmup{Requests: plan.TraceWarmupRequests(w, s.traceRows())}
 	}
 	s.mu.Lock()
 	s.stage = stageMeasure
@@ -469,24 +480,48 @@ func (s *stepRun) sender() {
 	defer s.senderFinished()
 	switch s.st.Schedule {
 	case plan.ScheduleConcurrency:
+		if s.shard != nil && s.st.Concurrency == 0 {
+			return // a shard whose share of the step is empty
+		}
 		s.closedLoop(max(s.st.Concurrency, 1))
 	case plan.ScheduleUsers:
+		if s.shard != nil && s.st.Users == 0 {
+			return
+		}
 		s.usersLoop(max(s.st.Users, 1))
 	case plan.ScheduleTrace:
 		rows := s.trace.trace.rows
 		s.openLoop(func(k int) (time.Duration, *job, bool) {
-			if k >= len(rows) {
+			g := s.shard.global(k) // the shard's k-th row: every Count-th
+			if g >= len(rows) {
 				return 0, nil, false
 			}
-			return rows[k].Offset, s.traceJob(k), true
+			return rows[g].Offset, s.traceJob(g), true
 		})
 	default:
 		if s.st.Rate <= 0 {
 			return
 		}
 		arr := newArrivals(s.rn.plan, s.st)
+		g := 0 // the arrival's index in the step's one sequence (every shard draws it whole)
 		s.openLoop(func(int) (time.Duration, *job, bool) {
-			return arr.next(), nil, true
+			for {
+				off, mine := arr.next(), s.shard.owns(g)
+				g++
+				if mine {
+					return off, nil, true
+				}
+			}
 		})
 	}
+}
+
+// traceRows is how many of the trace's rows this process replays: all, or a shard's
+// every Count-th.
+func (s *stepRun) traceRows() int {
+	n := len(s.trace.trace.rows)
+	if s.shard == nil {
+		return n
+	}
+	return splitInt(n, s.shard.Index, s.shard.Count)
 }

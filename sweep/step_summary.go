@@ -25,7 +25,7 @@ const (
 
 // summarize fills the StepSummary of a finished step from its results.
 func (s *stepRun) summarize(sum rundir.StepSummary, results []stepResult) rundir.StepSummary {
-	sum.Step = s.st
+	sum.Step = s.whole
 	sum.RunID = s.rn.runID
 	sum.MaxInFlight = s.maxInflight
 	sum.StartNs = unixNs(s.start)

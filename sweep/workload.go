@@ -170,6 +170,9 @@ type workload struct {
 	nextSess int
 	nextReq  int
 	ready    sessionHeap
+	// shard, when set, makes the sessions and request seeds the shard's part of the
+	// step's one sequence (Shard.global): no two shards send the same session.
+	shard *Shard
 }
 
 func newWorkload(p *plan.Plan, step int, segs []*segmentGen) *workload {
@@ -196,7 +199,7 @@ func (w *workload) next(now time.Time) *job {
 }
 
 func (w *workload) newSession() *session {
-	id := w.nextSess
+	id := w.shard.global(w.nextSess)
 	w.nextSess++
 	r := seededRand(w.seed, uint64(w.step), uint64(id))
 	return w.sessionWith(fmt.Sprintf("s%04d-u%06d", w.step, id), r)
@@ -224,7 +227,7 @@ func (w *workload) build(s *session) *job {
 	j := &job{seg: s.seg, sess: s, turn: s.turn, intendedO: out, intendedP: s.words + words}
 	j.req.MaxTokens = out
 	if w.seed != 0 {
-		j.req.Seed = w.seed + int64(w.nextReq)
+		j.req.Seed = w.seed + int64(w.shard.global(w.nextReq))
 	}
 	msg := ChatMessage{Role: "user", Content: text}
 	if w.api == "completions" {

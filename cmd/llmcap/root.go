@@ -86,7 +86,7 @@ variable under a plan section that names no plan key (a misspelling) is an error
 
 	root.AddCommand(newPlanCmd(g), newRunCmd(g), newSweepCmd(g), newTuneCmd(g), newAnalyzeCmd(g),
 		newReportCmd(g), newServeSimCmd(g), newVersionCmd(), newProfileCmd(), newCompareCmd(g))
-	root.AddCommand(newImportCmd(g))
+	root.AddCommand(newImportCmd(g), newK8sCmd(g), newMergeCmd(g))
 	registerPlanFlags(root, g)
 	markUsageErrors(root)
 	return root, g

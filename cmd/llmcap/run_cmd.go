@@ -30,6 +30,8 @@ type sweepFlags struct {
 	cpuProfile string
 	// forceResume (sweep --force): resume with a -c plan that differs from the run's.
 	forceResume bool
+	// shard is sweep's --shard (nil: unsharded; run has no sharding flags).
+	shard *sweep.Shard
 }
 
 func (f *sweepFlags) register(cmd *cobra.Command) {
@@ -75,14 +77,24 @@ analyses and reports it.`,
 
 func newSweepCmd(g *globals) *cobra.Command {
 	var sf sweepFlags
+	var shf shardFlags
 	var resume string
 	cmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Drive the plan's steps and write the run directory (no analysis)",
 		Example: `  llmcap sweep -c configs/demo.yaml -o runs/demo
-  llmcap sweep --resume runs/demo     # continue an interrupted run`,
+  llmcap sweep --resume runs/demo     # continue an interrupted run
+  llmcap sweep -c plan.yaml --shard 1/4 --start-at 2026-12-01T10:00:00Z -o runs/shard-1   # one of 4 shards`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if sf.shard, err = shf.parse(); err != nil {
+				return err
+			}
+			if out := g.v.GetString("out"); resume == "" && shardResume(out, sf.shard) {
+				g.log.Info("the directory holds this shard's run: resuming it", "dir", out, "shard", sf.shard.Index)
+				resume = out
+			}
 			p, err := g.sweepPlan(cmd, resume, sf.forceResume)
 			dir := resume
 			if err != nil {
@@ -103,6 +115,7 @@ func newSweepCmd(g *globals) *cobra.Command {
 	}
 	sf.registerResume(cmd, &resume)
 	sf.register(cmd)
+	shf.register(cmd)
 	return cmd
 }
 
@@ -265,7 +278,7 @@ func (g *globals) sweep(cmd *cobra.Command, p *plan.Plan, dir string, resume boo
 	}
 	build := currentBuild()
 	opts := sweep.Options{OutDir: dir, Resume: resume, ForceResume: sf.forceResume, Progress: g.progressWriter(), Probe: analysis.Probe,
-		SaveICL: sf.saveICL, Version: build.Version, Commit: build.Commit, Logger: g.log}
+		SaveICL: sf.saveICL, Version: build.Version, Commit: build.Commit, Logger: g.log, Shard: sf.shard}
 	g.attachCapture(p, &opts)
 	verb := "sweep starting"
 	if resume {
