@@ -4,11 +4,10 @@
 #   docker push registry.example.com/llmcap:v1
 #
 # A static binary (no cgo) at /usr/local/bin/llmcap, on PATH, in a distroless image
-# running as its nonroot user (uid/gid 65532, as the manifest's pods). It is for
-# sweep, merge, analyze and serve-sim; report's PDF needs a Chrome the image lacks:
-# run llmcap report where one is installed. The build context keeps .git, so the
-# binary records its commit (llmcap version); .dockerignore leaves out only ignored
-# files.
+# running as its nonroot user (uid/gid 65532, as the manifest's pods). Every command
+# runs in it, report included (its PDF, XLSX and charts are pure Go). The build
+# context keeps .git, so the binary records its commit (llmcap version);
+# .dockerignore leaves out only ignored files.
 
 ARG GO_VERSION=1.26
 

@@ -150,8 +150,10 @@ func (set *shardSet) index(all []*shard) Problems {
 	return probs
 }
 
-// completeness names s's steps without a summary: cut mid-step (records kept), or not
-// run.
+// completeness names s's steps without a summary: the first is incomplete (the step
+// in progress, or next, when the sweep stopped: cut mid-step with the records it kept,
+// or killed before it wrote any, as a sweep writes a step's records at its end), the
+// rest not run.
 func completeness(s *shard) Problems {
 	var cut, notRun []string
 	for _, st := range s.meta.Steps {
@@ -159,9 +161,12 @@ func completeness(s *shard) Problems {
 			continue
 		}
 		name := stepName(st)
-		if n := s.cut[st.Index]; n > 0 {
-			cut = append(cut, fmt.Sprintf("%s (cut mid-step, %d record%s kept)", name, n, plural(n)))
-		} else {
+		switch n := s.cut[st.Index]; {
+		case n > 0:
+			cut = append(cut, fmt.Sprintf("%s, cut mid-step with %d record%s kept", name, n, plural(n)))
+		case len(cut) == 0:
+			cut = append(cut, fmt.Sprintf("%s, in progress or next when the sweep stopped, no records kept", name))
+		default:
 			notRun = append(notRun, name)
 		}
 	}
@@ -179,7 +184,7 @@ func completeness(s *shard) Problems {
 	if state == rundir.StateRunning && rundir.SweepGone(s.dir) {
 		state = "running, but its sweep is gone (killed)"
 	}
-	return Problems{fmt.Sprintf("%s (%s, run.json %s): %s; resume it with llmcap sweep --resume %s -c PLAN, then merge again",
+	return Problems{fmt.Sprintf("%s (%s, run.json %s): %s; resume it with llmcap sweep --resume %s, then merge again",
 		s.info.Label(), s.dir, state, strings.Join(parts, "; "), s.dir)}
 }
 

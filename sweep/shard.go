@@ -56,7 +56,7 @@ func checkShard(sh *Shard, p *plan.Plan, resume bool) error {
 		errs = append(errs, errors.New("target.launch: the shards must share one server, and each shard would launch its own: start the server apart and set target.url"))
 	}
 	if p.Ladder.Search != nil {
-		errs = append(errs, errors.New("ladder.search: a capacity search's next load depends on every shard's results: give a fixed ladder (ladder.concurrency, ladder.rates or ladder.users)"))
+		errs = append(errs, errors.New("ladder.search: a capacity search's next load depends on every shard's results: give a fixed ladder (ladder.concurrency, ladder.rate or ladder.users)"))
 	}
 	if p.Drift != nil {
 		errs = append(errs, errors.New("drift: the output-drift probe is not sharded: remove the drift section here and run it once, unsharded (it needs no load)"))

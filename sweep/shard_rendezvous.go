@@ -56,6 +56,7 @@ type rendezvousServer struct {
 	startAt  time.Time
 	ready    chan struct{} // closed once startAt is set
 	srv      *http.Server
+	addr     net.Addr // where it listens
 }
 
 // startRendezvous listens on addr's port (all interfaces) and serves the rendezvous
@@ -69,7 +70,7 @@ func startRendezvous(addr string, count int, planHash string, log *slog.Logger) 
 	if err != nil {
 		return nil, fmt.Errorf("--rendezvous %s: shard 0 listens on port %s: %w", addr, port, err)
 	}
-	r := &rendezvousServer{count: count, planHash: planHash, seen: map[int]bool{0: true}, ready: make(chan struct{})}
+	r := &rendezvousServer{count: count, planHash: planHash, seen: map[int]bool{0: true}, ready: make(chan struct{}), addr: ln.Addr()}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+RendezvousPath, r.serve)
 	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
