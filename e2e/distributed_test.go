@@ -160,7 +160,7 @@ func within(got, want, frac float64) bool {
 }
 
 // TestShardedSweepMatchesOneProcess (issue #20): configs/distributed-sim.yaml swept by
-// four shard processes (4, 12 and 16 of the 16, 48 and 64 requests in flight each) on
+// four shard processes (4, 6 and 16 of the 16, 24 and 64 requests in flight each) on
 // one --start-at and merged gives per step the TTFT p50/p95, ITL p95 and throughput of
 // one process within ±5 %, and its request count within ±1 per shard; the merged
 // run's capacity lies in the single run's band. Each sweep gets a fresh simulator, so
