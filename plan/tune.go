@@ -1,6 +1,9 @@
 package plan
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Tune configures `llmcap tune`: a search over the server's own parameters (vLLM's
 // max_num_seqs, max_num_batched_tokens, gpu_memory_utilization; Ollama's
@@ -24,9 +27,15 @@ type Tune struct {
 	// grid (every setting of the space, in order) or random (budget.trials random
 	// settings).
 	Algorithm string `mapstructure:"algorithm" json:"algorithm" yaml:"algorithm"`
-	// Population is NSGA-II's population: the settings measured per generation (default
-	// 8).
+	// Population is NSGA-II's population: the settings measured in the first generation
+	// and the parents kept after each (default 8).
 	Population int `mapstructure:"population" json:"population" yaml:"population"`
+	// Offspring is NSGA-II's children per generation after the first (pymoo's
+	// n_offsprings; default 0: the population). Fewer than the population makes the
+	// search steadier: each child competes at once with every parent kept, which on a
+	// small budget reaches good settings in fewer trials (docs/tune.md). Trials:
+	// population + offspring × (generations − 1).
+	Offspring int `mapstructure:"offspring" json:"offspring,omitempty" yaml:"offspring,omitempty"`
 	// Generations is NSGA-II's number of generations, the first the random initial
 	// population (default 4).
 	Generations int `mapstructure:"generations" json:"generations" yaml:"generations"`
@@ -154,4 +163,19 @@ func (o TuneObjective) Maximizes() bool {
 		return o.Direction == TuneMaximize
 	}
 	return o.Metric == TuneUsers || o.Metric == TuneConcurrency
+}
+
+// NSGA2Size is NSGA-II's trial count and its shape in words: "3 generations of 4
+// settings", or with fewer (or more) offspring than the population "4 settings, then
+// 24 generations of 1 (28 in all)". Trials: population + offspring × (generations − 1).
+func (t *Tune) NSGA2Size() string {
+	off := t.Offspring
+	if off == 0 {
+		off = t.Population
+	}
+	if off == t.Population || t.Generations <= 1 {
+		return fmt.Sprintf("%d generations of %d settings", t.Generations, t.Population)
+	}
+	return fmt.Sprintf("%d settings, then %d generations of %d (%d in all)", t.Population, t.Generations-1,
+		off, t.Population+off*(t.Generations-1))
 }

@@ -58,6 +58,7 @@ func TestTuneSectionErrorsNameTheField(t *testing.T) {
 		{`  baseline:`, "  algorithm: random\n  baseline:", `tune.budget.trials: 0 is not allowed: must be > 0 for algorithm random`},
 		{`  baseline:`, "  algorithm: bayes\n  baseline:", `tune.algorithm: "bayes" is not allowed: must be one of nsga2, grid, random`},
 		{`  baseline:`, "  population: 1\n  baseline:", `tune.population: 1 is not allowed: must be 2 to 10000`},
+		{`  baseline:`, "  offspring: -2\n  baseline:", `tune.offspring: -2 is not allowed: must be 1 to 10000, or 0 for the population`},
 		{`target: {model: m}`, "target: {model: m, launch: {command: [x]}}", `target.launch: set is not allowed: tune.launch starts each trial's server`},
 		{`target: {model: m}`, "target: {api: chat}", `target.model: "" is not allowed: must name the model the server of tune.launch serves`},
 	}

@@ -100,6 +100,9 @@ func (p *Plan) checkTune(ps *problems) {
 	if t.Population < 2 || t.Population > 10000 {
 		ps.add("tune.population", t.Population, "must be 2 to 10000")
 	}
+	if t.Offspring < 0 || t.Offspring > 10000 {
+		ps.add("tune.offspring", t.Offspring, "must be 1 to 10000, or 0 for the population")
+	}
 	if t.Generations < 1 || t.Generations > 10000 {
 		ps.add("tune.generations", t.Generations, "must be 1 to 10000")
 	}

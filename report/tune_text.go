@@ -271,7 +271,7 @@ func tuneAlgorithmText(in *tuneInput) string {
 	t := in.tune
 	switch t.Algorithm {
 	case plan.TuneNSGA2:
-		return fmt.Sprintf("NSGA-II, %d generations of %d settings", t.Generations, t.Population)
+		return "NSGA-II, " + t.NSGA2Size()
 	case plan.TuneGrid:
 		return "grid: every setting of the space, in order"
 	case plan.TuneRandom:

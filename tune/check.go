@@ -21,8 +21,7 @@ func (t *Tuner) check() error {
 			return fmt.Errorf("tune.space: %w (use coarser steps or fewer values)", err)
 		}
 	default:
-		if _, err := nsga2.New(t.space.search, directions(tu.Objectives), nsga2.Options{Population: tu.Population,
-			Generations: tu.Generations, Seed: uint64(tu.Seed)}); err != nil {
+		if _, err := nsga2.New(t.space.search, directions(tu.Objectives), nsgaOptions(tu)); err != nil {
 			return fmt.Errorf("tune.space and tune.constraints: %w", err)
 		}
 	}

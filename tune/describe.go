@@ -56,7 +56,7 @@ func trialsText(tu *plan.Tune, size string) string {
 	case plan.TuneRandom:
 		s = plural(tu.Budget.Trials, "random setting")
 	default:
-		s = fmt.Sprintf("%d generations of %d settings", tu.Generations, tu.Population)
+		s = tu.NSGA2Size()
 	}
 	if tu.Baseline != nil {
 		s += ", after the baseline"

@@ -77,8 +77,7 @@ func (t *Tuner) drive(ctx context.Context, ev *evaluator) error {
 		}
 		return ev.evalAll(ctx, pts, 0)
 	}
-	opt, err := nsga2.New(t.space.search, directions(tu.Objectives), nsga2.Options{
-		Population: tu.Population, Generations: tu.Generations, Seed: uint64(tu.Seed)})
+	opt, err := nsga2.New(t.space.search, directions(tu.Objectives), nsgaOptions(tu))
 	if err != nil {
 		return fmt.Errorf("tune: %w", err)
 	}
@@ -95,6 +94,11 @@ func (t *Tuner) drive(ctx context.Context, ev *evaluator) error {
 		}
 	}
 	return nil
+}
+
+// nsgaOptions is the plan's NSGA-II budget and seed.
+func nsgaOptions(tu *plan.Tune) nsga2.Options {
+	return nsga2.Options{Population: tu.Population, Offspring: tu.Offspring, Generations: tu.Generations, Seed: uint64(tu.Seed)}
 }
 
 func (ev *evaluator) evalAll(ctx context.Context, pts []nsga2.Point, gen int) error {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/llmcap/llmcap/rundir"
 	"github.com/llmcap/llmcap/tune"
@@ -12,12 +14,14 @@ import (
 // replaySeeds is how many seeds replay runs NSGA-II with.
 const replaySeeds = 200
 
-// replay runs NSGA-II (population × generations of the tune in tuneDir) replaySeeds
-// times against the grid's measured table instead of live servers: each setting it
+// replay runs NSGA-II (the population, offspring and generations of the tune in
+// tuneDir, then every other split of the same budget) replaySeeds times against the
+// grid's measured table instead of live servers: each setting it
 // asks gets the objectives the grid measured for it. It prints how often the best
 // capacity found is within 5% of the grid's best and the front's hypervolume ≥ 90%
 // of the grid front's, and their means: the algorithm's odds on this landscape,
-// where one live run is one draw.
+// where one live run is one draw. The other splits are ranked by the odds of both;
+// a split chosen by that ranking is fitted to this table, so judge it on another.
 func replay(gridDir, tuneDir string, dirs []nsga2.Direction, ref []float64, grid side) error {
 	meta, err := rundir.ReadTuneMeta(tuneDir)
 	if err != nil {
@@ -44,24 +48,33 @@ func replay(gridDir, tuneDir string, dirs []nsga2.Direction, ref []float64, grid
 	bestGrid, hvGrid := bestOf(grid.vecs, dirs), nsga2.Hypervolume(grid.vecs, dirs, ref)
 	tu := meta.Plan.Tune
 	budget := grid.trials * 3 / 10 // issue #18: at most 30% of the grid's trials
-	splits := [][2]int{{tu.Population, tu.Generations}}
-	for pop := 2; pop <= budget/2; pop++ {
-		if gens := budget / pop; pop != tu.Population || gens != tu.Generations {
-			splits = append(splits, [2]int{pop, gens})
-		}
+	own := split{tu.Population, tu.Offspring, tu.Generations}
+	if own.off == 0 {
+		own.off = own.pop
 	}
-	for _, sp2 := range splits {
-		o := odds{label: fmt.Sprintf("NSGA-II %d × %d = %d trials against the grid's table", sp2[0], sp2[1], sp2[0]*sp2[1])}
-		if sp2 == splits[0] {
+	var all []odds
+	for _, sp2 := range append([]split{own}, splitsOf(budget)...) {
+		if len(all) > 0 && sp2 == own {
+			continue
+		}
+		o := odds{label: "NSGA-II " + sp2.String()}
+		if sp2 == own {
 			o.tag = " (the tune's own split)"
 		}
 		for seed := uint64(1); seed <= replaySeeds; seed++ {
-			found, err := replayOne(sp, dirs, table, nsga2.Options{Population: sp2[0], Generations: sp2[1], Seed: seed})
+			found, err := replayOne(sp, dirs, table, nsga2.Options{Population: sp2.pop, Offspring: sp2.off, Generations: sp2.gens, Seed: seed})
 			if err != nil {
 				return err
 			}
 			o.add(bestOf(found, dirs)/bestGrid, nsga2.Hypervolume(found, dirs, ref)/hvGrid)
 		}
+		all = append(all, o)
+	}
+	all[0].print()
+	rest := all[1:]
+	slices.SortStableFunc(rest, func(a, b odds) int { return cmp.Compare(b.both, a.both) })
+	fmt.Printf("replay: the other splits of %d trials, the %d with the best odds of both:\n", budget, min(len(rest), topSplits))
+	for _, o := range rest[:min(len(rest), topSplits)] {
 		o.print()
 	}
 	// The baseline: random search with the same budget (distinct random settings).
@@ -81,6 +94,36 @@ func replay(gridDir, tuneDir string, dirs []nsga2.Direction, ref []float64, grid
 	}
 	r.print()
 	return nil
+}
+
+// topSplits is how many of the other splits replay prints.
+const topSplits = 8
+
+// split is one way to spend the budget: the population, the children per later
+// generation, and the generations (the first one the population).
+type split struct{ pop, off, gens int }
+
+func (s split) trials() int { return s.pop + s.off*(s.gens-1) }
+
+func (s split) String() string {
+	if s.off == s.pop {
+		return fmt.Sprintf("%d × %d = %d trials", s.pop, s.gens, s.trials())
+	}
+	return fmt.Sprintf("%d, then %d × %d = %d trials", s.pop, s.gens-1, s.off, s.trials())
+}
+
+// splitsOf is every split of at most budget trials with at least two generations
+// and at most as many children as parents, each with as many generations as fit.
+func splitsOf(budget int) []split {
+	var out []split
+	for pop := 2; pop < budget; pop++ {
+		for off := 1; off <= pop; off++ {
+			if gens := 1 + (budget-pop)/off; gens >= 2 {
+				out = append(out, split{pop, off, gens})
+			}
+		}
+	}
+	return out
 }
 
 // replayOne is one NSGA-II run against the table: the objective vectors of the

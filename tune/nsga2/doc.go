@@ -11,7 +11,7 @@
 //
 //	o, err := nsga2.New(space, []nsga2.Direction{nsga2.Maximize, nsga2.Minimize}, nsga2.Options{Population: 16, Generations: 8, Seed: 1})
 //	for !o.Done() {
-//		pts := o.Ask()                  // Population points, each on its grid and Feasible
+//		pts := o.Ask()                  // Population points (then Offspring), each on its grid and Feasible
 //		res := make([]nsga2.Result, len(pts))
 //		for i, x := range pts {         // in the order asked
 //			res[i] = evaluate(x)        // {X: x, Objectives: …} or {X: x, Failed: true}
@@ -38,8 +38,9 @@
 //
 // Generation 0 is random: distinct feasible points spread by Latin hypercube sampling
 // (each discrete or real range cut into Population strata, each used once; Random's
-// draws fill what the strata cannot). Each later one is bred from the parents (Deb et
-// al. 2002, section III): two binary tournaments pick two parents (lower
+// draws fill what the strata cannot). Each later one is Options.Offspring children (the
+// population by default; fewer makes the search steady-state-like, as pymoo's
+// n_offsprings) bred from the parents (Deb et al. 2002, section III): two binary tournaments pick two parents (lower
 // non-domination rank wins, then larger crowding distance, then a coin); with
 // probability Options.CrossoverProb (0.9) they are recombined, each Int or Float variable
 // with probability 1/2 by bounded simulated binary crossover (SBX; Deb & Agrawal,

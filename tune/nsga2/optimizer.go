@@ -58,7 +58,7 @@ type Optimizer struct {
 // empty or repeated, Kind unset, Min or Max not finite, Min > Max, Step < 0, an Int's
 // bound or Step not integral, Log with Min ≤ 0, Choices set on an Int or Float or < 1 on
 // a Categorical, no Params, no dirs or one neither Minimize nor Maximize, Population < 2,
-// Generations < 1, a probability outside (0, 1], a distribution index ≤ 0; and
+// Offspring < 0, Generations < 1, a probability outside (0, 1], a distribution index ≤ 0; and
 // Feasible rejecting every point of a probe of rejection sampling (and of the whole grid
 // when it holds at most 100,000 points).
 func New(space Space, dirs []Direction, opt Options) (*Optimizer, error) {
@@ -81,7 +81,8 @@ func New(space Space, dirs []Direction, opt Options) (*Optimizer, error) {
 	}, nil
 }
 
-// Ask returns the next generation's Population points to evaluate, each on its grid, in
+// Ask returns the next generation's points to evaluate (Population in the first, then
+// Offspring), each on its grid, in
 // bounds and accepted by Feasible; it returns the same points again until Tell, and nil
 // once Done. Generation 0 is Random's draw (distinct where the space allows; repeated
 // points fill it only when fewer exist). A later generation is offspring of the parents
@@ -116,13 +117,13 @@ func (o *Optimizer) initial() []Point {
 	return pts
 }
 
-// offspring is a later generation: Population children of the parents.
+// offspring is a later generation: Offspring children of the parents.
 func (o *Optimizer) offspring() []Point {
 	b := &breeder{dims: o.dims, opt: o.opt, r: o.r, parents: o.parents}
 	gen := set{}
-	out := make([]Point, 0, o.opt.Population)
+	out := make([]Point, 0, o.opt.Offspring)
 	exhausted := false // no fresh point left for a random draw to find
-	for len(out) < o.opt.Population {
+	for len(out) < o.opt.Offspring {
 		c := o.child(b, gen, &exhausted)
 		gen.add(c)
 		o.seen.add(c)

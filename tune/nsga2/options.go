@@ -11,8 +11,13 @@ type Options struct {
 	// Population is the number of parents kept and of offspring asked per generation
 	// (≥ 2; odd is fine).
 	Population int
+	// Offspring is the number of children asked per generation after the first, ≥ 1
+	// (0: Population; pymoo's n_offsprings). Fewer than Population is a steadier
+	// search: each generation's children compete with all Population parents kept.
+	// Evaluations: Population + Offspring × (Generations − 1).
+	Offspring int
 	// Generations is the number of generations asked in all, the random first one
-	// included (≥ 1): Population × Generations evaluations.
+	// included (≥ 1): Population + Offspring × (Generations − 1) evaluations.
 	Generations int
 	// Seed seeds the one PCG all of the optimizer's draws come from.
 	Seed uint64
@@ -44,6 +49,12 @@ func (opt Options) resolve(nParams int, errs *fieldErrors) Options {
 	}
 	if opt.Generations < 1 {
 		errs.add(-1, "", "Generations", fmt.Sprint(opt.Generations), "must be ≥ 1")
+	}
+	if opt.Offspring == 0 {
+		opt.Offspring = opt.Population
+	}
+	if opt.Offspring < 0 {
+		errs.add(-1, "", "Offspring", fmt.Sprint(opt.Offspring), "must be ≥ 1, or 0 for Population")
 	}
 	if opt.CrossoverProb == 0 {
 		opt.CrossoverProb = DefaultCrossoverProb

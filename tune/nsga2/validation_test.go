@@ -41,7 +41,7 @@ func TestNewNamesEveryBadParamAndField(t *testing.T) {
 		{Name: "intchoices", Kind: Int, Min: 0, Max: 3, Choices: 2},
 		{Name: "", Kind: Float, Min: 0, Max: 1},
 	}}
-	_, err := New(s, []Direction{Minimize, 0}, Options{Population: 1, Generations: 0, CrossoverProb: 1.5, EtaM: -1})
+	_, err := New(s, []Direction{Minimize, 0}, Options{Population: 1, Offspring: -1, Generations: 0, CrossoverProb: 1.5, EtaM: -1})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -49,14 +49,14 @@ func TestNewNamesEveryBadParamAndField(t *testing.T) {
 	for _, want := range []string{
 		"seqs.Max", "seqs.Name", "frac.Step", "logf.Min", "half.Min", "cat.Choices", "catmin.Min/Max/Step/Log",
 		"nokind.Kind", "nan.Min", "intchoices.Choices", ".Name",
-		".dirs[1]", ".Population", ".Generations", ".CrossoverProb", ".EtaM",
+		".dirs[1]", ".Population", ".Offspring", ".Generations", ".CrossoverProb", ".EtaM",
 	} {
 		if got[want] == nil {
 			t.Errorf("no problem reported for %s", want)
 		}
 	}
-	if len(got) != 16 {
-		t.Errorf("%d problems, want 16:\n%v", len(got), err)
+	if len(got) != 17 {
+		t.Errorf("%d problems, want 17:\n%v", len(got), err)
 	}
 	msg := got["seqs.Max"].Error()
 	if !strings.Contains(msg, `param 0 "seqs"`) || !strings.Contains(msg, "Max 5") || !strings.Contains(msg, "Min 10") {
