@@ -33,8 +33,8 @@ type Tune struct {
 	// Offspring is NSGA-II's children per generation after the first (pymoo's
 	// n_offsprings; default 0: the population). Fewer than the population makes the
 	// search steadier: each child competes at once with every parent kept, which on a
-	// small budget reaches good settings in fewer trials (docs/tune.md). Trials:
-	// population + offspring × (generations − 1).
+	// small budget reaches good settings in fewer trials (docs/tune.md). The trials in
+	// all: population + offspring × (generations − 1).
 	Offspring int `mapstructure:"offspring" json:"offspring,omitempty" yaml:"offspring,omitempty"`
 	// Generations is NSGA-II's number of generations, the first the random initial
 	// population (default 4).
@@ -148,8 +148,8 @@ var TuneAlgorithms = []string{TuneNSGA2, TuneGrid, TuneRandom}
 // TuneBudget bounds a tune search: it stops at whichever comes first.
 type TuneBudget struct {
 	// Trials is the most trials measured, the baseline included (0: the algorithm's own
-	// count — population × generations for nsga2, the whole grid for grid; required for
-	// random).
+	// count — population + offspring × (generations − 1) for nsga2, the whole grid for
+	// grid; required for random).
 	Trials int `mapstructure:"trials" json:"trials,omitempty" yaml:"trials,omitempty"`
 	// WallTime is the most wall time the search may take; no trial starts after it (0:
 	// no bound).
@@ -173,7 +173,10 @@ func (t *Tune) NSGA2Size() string {
 	if off == 0 {
 		off = t.Population
 	}
-	if off == t.Population || t.Generations <= 1 {
+	if t.Generations <= 1 {
+		return fmt.Sprintf("1 generation of %d settings", t.Population)
+	}
+	if off == t.Population {
 		return fmt.Sprintf("%d generations of %d settings", t.Generations, t.Population)
 	}
 	return fmt.Sprintf("%d settings, then %d generations of %d (%d in all)", t.Population, t.Generations-1,

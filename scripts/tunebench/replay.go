@@ -73,9 +73,17 @@ func replay(gridDir, tuneDir string, dirs []nsga2.Direction, ref []float64, grid
 	all[0].print()
 	rest := all[1:]
 	slices.SortStableFunc(rest, func(a, b odds) int { return cmp.Compare(b.both, a.both) })
-	fmt.Printf("replay: the other splits of %d trials, the %d with the best odds of both:\n", budget, min(len(rest), topSplits))
-	for _, o := range rest[:min(len(rest), topSplits)] {
-		o.print()
+	if len(rest) <= topSplits+bottomSplits {
+		fmt.Printf("replay: the %d other splits of %d trials, by their odds of both:\n", len(rest), budget)
+		for _, o := range rest {
+			o.print()
+		}
+	} else {
+		fmt.Printf("replay: the %d other splits of %d trials, by their odds of both: the best %d, then the worst %d\n",
+			len(rest), budget, topSplits, bottomSplits)
+		for _, o := range append(rest[:topSplits:topSplits], rest[len(rest)-bottomSplits:]...) {
+			o.print()
+		}
 	}
 	// The baseline: random search with the same budget (distinct random settings).
 	r := odds{label: fmt.Sprintf("random search, %d trials", budget)}
@@ -96,8 +104,9 @@ func replay(gridDir, tuneDir string, dirs []nsga2.Direction, ref []float64, grid
 	return nil
 }
 
-// topSplits is how many of the other splits replay prints.
-const topSplits = 8
+// topSplits and bottomSplits are how many of the other splits replay prints, from the
+// best odds and from the worst.
+const topSplits, bottomSplits = 5, 3
 
 // split is one way to spend the budget: the population, the children per later
 // generation, and the generations (the first one the population).
@@ -112,14 +121,14 @@ func (s split) String() string {
 	return fmt.Sprintf("%d, then %d × %d = %d trials", s.pop, s.gens-1, s.off, s.trials())
 }
 
-// splitsOf is every split of at most budget trials with at least two generations
-// and at most as many children as parents, each with as many generations as fit.
+// splitsOf is every split of exactly budget trials with at least two generations and
+// at most as many children as parents.
 func splitsOf(budget int) []split {
 	var out []split
 	for pop := 2; pop < budget; pop++ {
 		for off := 1; off <= pop; off++ {
-			if gens := 1 + (budget-pop)/off; gens >= 2 {
-				out = append(out, split{pop, off, gens})
+			if (budget-pop)%off == 0 {
+				out = append(out, split{pop, off, 1 + (budget-pop)/off})
 			}
 		}
 	}

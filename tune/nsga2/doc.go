@@ -38,10 +38,10 @@
 //
 // Generation 0 is random: distinct feasible points spread by Latin hypercube sampling
 // (each discrete or real range cut into Population strata, each used once; Random's
-// draws fill what the strata cannot). Each later one is Options.Offspring children (the
-// population by default; fewer makes the search steady-state-like, as pymoo's
-// n_offsprings) bred from the parents (Deb et al. 2002, section III): two binary tournaments pick two parents (lower
-// non-domination rank wins, then larger crowding distance, then a coin); with
+// draws fill what the strata cannot). Each later one is Options.Offspring children
+// (the population by default; fewer makes the search steady-state-like, as pymoo's
+// n_offsprings) bred from the parents (Deb et al. 2002, section III): two binary
+// tournaments pick two parents (lower non-domination rank wins, then larger crowding distance, then a coin); with
 // probability Options.CrossoverProb (0.9) they are recombined, each Int or Float variable
 // with probability 1/2 by bounded simulated binary crossover (SBX; Deb & Agrawal,
 // "Simulated binary crossover for continuous search space", Complex Systems 9, 1995;

@@ -8,8 +8,8 @@ import (
 // Options sets an Optimizer's budget, seed and variation. A zero probability or
 // distribution index takes its default.
 type Options struct {
-	// Population is the number of parents kept and of offspring asked per generation
-	// (≥ 2; odd is fine).
+	// Population is the number of points asked in the first generation and of parents
+	// kept after each (≥ 2; odd is fine).
 	Population int
 	// Offspring is the number of children asked per generation after the first, ≥ 1
 	// (0: Population; pymoo's n_offsprings). Fewer than Population is a steadier
