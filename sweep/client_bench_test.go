@@ -38,7 +38,11 @@ const benchServerEnv = "LLMCAP_SSEBENCH_SERVER"
 const benchChunk = `data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1700000000,"model":"bench","choices":[{"index":0,"delta":{"content":" tok"},"logprobs":null,"finish_reason":null}]}` + "\n\n"
 
 type benchStamps struct {
-	Stamps    map[int64][2]int64 `json:"stamps"` // seed → [received_ns, first_flushed_ns]
+	// Stamps maps a request's seed to [arrived_ns, first_flushed_ns, read_ns]: when the
+	// kernel received the request (its receive timestamp, rxTime; the server's TTFT
+	// counts from here), when the server's write of the first token returned, and when
+	// the server read the request.
+	Stamps    map[int64][3]int64 `json:"stamps"`
 	MaxActive int64              `json:"max_active"`
 	RSSKiB    int64              `json:"rss_hwm_kib"`
 	CPUNs     int64              `json:"cpu_ns"` // the server's CPU time since its last /stamps
@@ -52,7 +56,7 @@ func TestSSEBenchServerProcess(t *testing.T) {
 	if spec == "" {
 		t.Skip("only runs as the benchmark's child process")
 	}
-	bs := &benchServer{stamps: map[int64][2]int64{}, cpu0: cpuTime()}
+	bs := &benchServer{stamps: map[int64][3]int64{}, cpu0: cpuTime()}
 	if _, err := fmt.Sscanf(spec, "%d,%d,%d", &bs.ttft, &bs.itl, &bs.tokens); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +83,7 @@ type benchServer struct {
 	ttft, itl         time.Duration
 	tokens            int
 	mu                sync.Mutex
-	stamps            map[int64][2]int64
+	stamps            map[int64][3]int64
 	active, maxActive atomic.Int64
 	cpu0              time.Duration
 }
@@ -89,13 +93,15 @@ var benchFrame = []byte(fmt.Sprintf("%x\r\n%s\r\n", len(benchChunk), benchChunk)
 // serve answers the requests of one keep-alive connection.
 func (bs *benchServer) serve(conn net.Conn) {
 	defer conn.Close()
-	br := bufio.NewReaderSize(conn, 8<<10)
+	sr := sockReader{newRawConn(conn)}
+	br := bufio.NewReaderSize(sr, 8<<10)
 	for {
 		path, body, err := readBenchRequest(br)
 		if err != nil {
 			return
 		}
-		recv := time.Now()
+		read := time.Now()
+		recv := rxTime(read, sr.rc.rxNs) // the request's arrival, not the server's read
 		if path == "/stamps" {
 			bs.writeStamps(conn)
 			return
@@ -115,13 +121,18 @@ func (bs *benchServer) serve(conn net.Conn) {
 		first, err := bs.stream(conn, recv, n)
 		bs.active.Add(-1)
 		bs.mu.Lock()
-		bs.stamps[req.Seed] = [2]int64{unixNs(recv), unixNs(first)}
+		bs.stamps[req.Seed] = [3]int64{unixNs(recv), unixNs(first), unixNs(read)}
 		bs.mu.Unlock()
 		if err != nil {
 			return
 		}
 	}
 }
+
+// sockReader reads a connection with kernel receive timestamps (rawConn.sockRead).
+type sockReader struct{ rc *rawConn }
+
+func (r sockReader) Read(p []byte) (int, error) { return r.rc.sockRead(p) }
 
 // stream writes one chunked SSE response on the absolute timeline recv+ttft+i*itl.
 func (bs *benchServer) stream(conn net.Conn, recv time.Time, n int) (first time.Time, err error) {
@@ -373,6 +384,16 @@ func BenchmarkClientStreams500Netpoller(b *testing.B) { benchClientNetpoller(b, 
 // streams.
 func BenchmarkClientStreams1000Netpoller(b *testing.B) { benchClientNetpoller(b, 1000) }
 
+// BenchmarkClientStreams1000NoRxStamps is BenchmarkClientStreams1000 with the kernel's
+// receive timestamps ignored (the reads still go through recvmsg(2)): each event is
+// stamped when the client read it, as before them, against the same server and its
+// arrival-based TTFT, so the two show what the stamps take out of the timing error.
+func BenchmarkClientStreams1000NoRxStamps(b *testing.B) {
+	rxStampsOn.Store(false)
+	defer rxStampsOn.Store(true)
+	benchClientStreams(b, 1000)
+}
+
 func benchClientNetpoller(b *testing.B, workers int) {
 	useEpollReaders = false
 	defer func() { useEpollReaders = epollReadersDefault }()
@@ -431,9 +452,10 @@ func benchStreams(b *testing.B, workers int, client func(base string) func(*Requ
 		}
 		toks += r.Chunks
 	}
-	ttftErr, lag := stampErrors(recs, st)
+	ttftErr, lag, readLag := stampErrors(recs, st)
 	b.ReportMetric(pct(ttftErr, 0.50), "ttft_err_p50_ms")
 	b.ReportMetric(pct(ttftErr, 0.99), "ttft_err_p99_ms")
+	b.ReportMetric(pct(readLag, 0.99), "server_read_lag_p99_ms")
 	b.ReportMetric(pct(lag, 0.99), "first_lag_p99_ms")
 	b.ReportMetric(pct(lag, 1), "first_lag_max_ms")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(max(toks, 1)), "cpu_us/token")
@@ -483,7 +505,11 @@ func baselineDo(hc *http.Client, base string, req *Request, rec *rundir.Record) 
 }
 
 // stampErrors pairs each successful record with the server's stamps of its seed.
-func stampErrors(recs []rundir.Record, st benchStamps) (ttftErr, lag []float64) {
+// stampErrors returns, per measured request, the client's TTFT minus the server's
+// (from the request's arrival at the server to its first token's write), the client's
+// first-token time minus the server's write of it, and how long after its arrival the
+// server read the request (its own lateness, which the server's TTFT leaves out), in ms.
+func stampErrors(recs []rundir.Record, st benchStamps) (ttftErr, lag, readLag []float64) {
 	for i := range recs {
 		r := &recs[i]
 		s, ok := st.Stamps[int64(i+1)]
@@ -493,8 +519,9 @@ func stampErrors(recs []rundir.Record, st benchStamps) (ttftErr, lag []float64) 
 		serverTTFT := float64(s[1]-s[0]) / 1e6
 		ttftErr = append(ttftErr, *r.TTFTMs-serverTTFT)
 		lag = append(lag, float64(r.FirstTokenNs-s[1])/1e6)
+		readLag = append(readLag, float64(s[2]-s[0])/1e6)
 	}
-	return ttftErr, lag
+	return ttftErr, lag, readLag
 }
 
 // BenchmarkClientOpenStreams10k holds 10,000 slow streams open at once (TTFT 100 ms,
@@ -562,7 +589,7 @@ func benchOpenStreams(b *testing.B, want int, fit bool) {
 	if errs > 0 {
 		b.Errorf("%d of %d streams failed: %v", errs, streams, classes)
 	}
-	_, lag := stampErrors(recs, st)
+	_, lag, _ := stampErrors(recs, st)
 	peak := rssHWMKiB()
 	perStream := float64(peak-rss0) / float64(streams)
 	b.ReportMetric(float64(errs), "errors")

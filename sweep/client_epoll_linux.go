@@ -15,13 +15,14 @@ import (
 
 // Epoll readers: on Linux the body of a raw event stream is read by an epoll reader
 // goroutine with its own epoll set (epollReaderCount of them), instead of by the
-// request's own goroutine through Go's netpoller. Once the response head is in, the socket is taken
-// out of the netpoller (a duplicate of it is kept, the net.Conn closed) and added to a
-// reader's epoll set; the reader reads each ready socket once (one read(2) per arriving
-// segment, no read that finds nothing), takes one time.Now for the read and runs the
-// stream's framing, SSE and chunk parsing in place. The request's goroutine sleeps
-// until its stream ends or its context ends (a timeout, a cancel), then puts the socket
-// back into the netpoller as a new net.Conn for the drain and the keep-alive pool.
+// request's own goroutine through Go's netpoller. Once the response head is in, the
+// socket is taken out of the netpoller (a duplicate of it is kept, the net.Conn closed)
+// and added to a reader's epoll set; the reader reads each ready socket once (one
+// recvmsg(2) per arriving segment, no read that finds nothing), stamps the read with
+// the kernel's receive time (client_rxstamp_linux.go) and runs the stream's framing,
+// SSE and chunk parsing in place. The request's goroutine sleeps until its stream ends
+// or its context ends (a timeout, a cancel), then puts the socket back into the
+// netpoller as a new net.Conn for the drain and the keep-alive pool.
 //
 // The netpoller path costs, per segment, a second read(2) that returns EAGAIN before
 // the goroutine parks, the park and the wake-up and the runtime's own epoll round;
@@ -34,6 +35,7 @@ type epollReader struct {
 	set     *os.File // epfd as a file in Go's netpoller (held: its finalizer closes epfd)
 	mu      sync.Mutex
 	watches map[int32]*bodyWatch
+	rx      rxReader // recvmsg(2) scratch, used by the reader goroutine only
 }
 
 // epollReaderCount is how many epoll readers the process runs. One measured best on
@@ -187,16 +189,17 @@ func (w *bodyWatch) readable() {
 		w.end()
 		return
 	}
-	n, err := syscall.Read(w.fd, rc.buf[rc.w:])
+	n, rxNs, err := w.r.rx.read(w.fd, rc.buf[rc.w:])
 	rc.noteRead(n, len(rc.buf)-rc.w)
 	if err == syscall.EAGAIN || err == syscall.EINTR {
 		return // a stale readiness: level-triggered, it is reported again when true
 	}
-	w.s.now = time.Now()
+	now := time.Now()
+	w.s.now = rxTime(now, rxNs)
 	switch {
 	case n > 0:
 		rc.w += n
-		w.wd.touch(w.s.now)
+		w.wd.touch(now)
 	case err == nil:
 		rc.pending = io.EOF
 	default:
@@ -263,7 +266,7 @@ func (c *Client) readStreamEpoll(parent, ctx context.Context, s *stream, src *ra
 	// What came with the head is read here first.
 	rc.noRead = true
 	defer func() { rc.noRead, rc.pending = false, nil }()
-	s.now = time.Now()
+	s.now = rxTime(time.Now(), rc.rxNs)
 	w := &bodyWatch{r: r, s: s, src: src, wd: wd, parent: parent, ctx: ctx,
 		local: tc.LocalAddr(), remote: tc.RemoteAddr(), finished: make(chan struct{})}
 	if w.drain() {

@@ -62,7 +62,18 @@ type rawConn struct {
 	idleSince time.Time
 	noRead    bool
 	pending   error
-	full      bool // the last read filled buf: grow it (up to rawReadBufSize) first
+	full      bool    // the last read filled buf: grow it (up to rawReadBufSize) first
+	rxStamps  bool    // the socket has kernel receive timestamps on (Linux)
+	rx        *rxSock // recvmsg(2) reading with kernel stamps (Linux; made with the connection)
+	rxNs      int64   // the kernel's receive time of the last read's bytes, unix ns (0: none)
+}
+
+// newRawConn wraps a new connection, its kernel receive timestamps turned on before
+// anything can arrive (a segment received before is not stamped).
+func newRawConn(conn net.Conn) *rawConn {
+	rc := &rawConn{conn: conn, buf: make([]byte, rawReadBufStart)}
+	rc.attachRx()
+	return rc
 }
 
 // errWouldBlock is a read the connection's noRead mode refused.
@@ -126,7 +137,7 @@ func (p *rawPool) get(ctx context.Context, dial func(context.Context, string, st
 				p.release()
 				return nil, &dialError{err: err}
 			}
-			return &rawConn{conn: conn, buf: make([]byte, rawReadBufStart)}, nil
+			return newRawConn(conn), nil
 		}
 		w := make(chan *rawConn, 1)
 		p.waiters = append(p.waiters, w)
@@ -246,7 +257,7 @@ func (rc *rawConn) read(p []byte) (int, error) {
 		}
 		return 0, errWouldBlock
 	}
-	n, err := rc.conn.Read(p)
+	n, err := rc.sockRead(p)
 	rc.noteRead(n, len(p))
 	return n, err
 }
@@ -489,6 +500,14 @@ func (b *rawBody) init(rc *rawConn, h rawHead) {
 	case h.length >= 0:
 		b.mode, b.left = rawLength, h.length
 	}
+}
+
+// rxStamp is the kernel's receive time of the connection's last read (rawConn.rxNs).
+func (b *rawBody) rxStamp() int64 {
+	if b.rc == nil {
+		return 0
+	}
+	return b.rc.rxNs
 }
 
 func (b *rawBody) next() ([]byte, error) {

@@ -239,6 +239,9 @@ func (s *stream) apply(c *chunk) {
 // return data and an error together.
 type bodySource interface {
 	next() ([]byte, error)
+	// rxStamp is the kernel's receive time of the bytes next returned last, in unix
+	// ns, or 0 when there is none (rxTime).
+	rxStamp() int64
 }
 
 // netBuf returns the stream's read buffer for a net/http body, made on first use (the
@@ -257,6 +260,9 @@ type readerSource struct {
 	eof bool // the body was read to its end
 }
 
+// rxStamp is 0: net/http's reads carry no kernel stamp.
+func (rs *readerSource) rxStamp() int64 { return 0 }
+
 func (rs *readerSource) next() ([]byte, error) {
 	n, err := rs.r.Read(rs.buf)
 	rs.eof = err == io.EOF
@@ -274,8 +280,9 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, contentType 
 	for {
 		b, err := body.next()
 		if len(b) > 0 {
-			s.now = time.Now()
-			wd.touch(s.now)
+			now := time.Now()
+			s.now = rxTime(now, body.rxStamp())
+			wd.touch(now)
 		}
 		if s.feed(parent, ctx, b, err) {
 			return
