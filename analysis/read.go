@@ -24,6 +24,7 @@ type request struct {
 	sentNs, firstNs, endNs int64
 	ttft, ttfo, itl, e2e   float64
 	lagMs                  float32 // schedule lag (open loop), ms; NaN when absent
+	readLagMs              float32 // the client's read lag (rundir.Record.ReadLagMs), ms; NaN when absent
 	prompt, output         int32
 	intendedPrompt         int32
 	intendedOutput         int32
@@ -148,7 +149,7 @@ func (s *store) add(r *rundir.Record) {
 	q := request{
 		sentNs: r.SentNs, firstNs: r.FirstTokenNs, endNs: r.EndNs,
 		ttft: orNaN(r.TTFTMs), ttfo: orNaN(r.TTFOMs), itl: orNaN(r.ITLMs), e2e: orNaN(r.E2EMs),
-		lagMs:  float32(orNaN(r.ScheduleLagMs)),
+		lagMs: float32(orNaN(r.ScheduleLagMs)), readLagMs: float32(orNaN(r.ReadLagMs)),
 		prompt: int32(r.PromptTokens), output: int32(r.OutputTokens),
 		intendedPrompt: int32(r.IntendedPromptTokens), intendedOutput: int32(r.IntendedOutputTokens),
 		drawn: s.intern(r.Segment), phase: phaseCode(r.Phase),

@@ -181,12 +181,15 @@ func computeStep(st *store, in stepInput, spec plan.SLA) (StepStats, *stepSample
 	}
 	sm := &stepSamples{}
 	acc := stepAcc{firstSent: math.MaxInt64, bounds: sla.Bounds(spec)}
-	var lags []float64
+	var lags, readLags []float64
 	for _, i := range in.idx {
 		if q := st.req(i); q.phase == phaseMeasure || q.phase == phaseGrace {
 			acc.add(st, q, &s, sm)
 			if l := float64(q.lagMs); !math.IsNaN(l) && q.sentNs > 0 {
 				lags = append(lags, l)
+			}
+			if l := float64(q.readLagMs); !math.IsNaN(l) {
+				readLags = append(readLags, l)
 			}
 		} else if q.phase == phaseWarmup {
 			s.WarmupRequests++
@@ -221,6 +224,10 @@ func computeStep(st *store, in stepInput, spec plan.SLA) (StepStats, *stepSample
 		_, s.sentRateRps = achievedRate(st, in.idx)
 	}
 	s.ScheduleLagMs = summarize(lags)
+	if len(readLags) > 0 {
+		rl := summarize(readLags)
+		s.ReadLagMs = &rl
+	}
 	s.OverMaxTokens, s.OverMaxTokensOf, s.OverMaxTokensRatio = overMaxTokens(st, in.idx)
 	s.ClientLimited = clientLimited(&s)
 	s.LittleThroughputRps = littleThroughput(&s)

@@ -188,6 +188,12 @@ type StepStats struct {
 	// slot's backoff after a fast failure). N == 0 when the records carry none (a closed
 	// loop without failures).
 	ScheduleLagMs Summary `json:"schedule_lag_ms"`
+	// ReadLagMs summarises the client's read lag of the step's measured requests
+	// (rundir.Record.ReadLagMs: the most each request's reads came after its bytes
+	// arrived, ms); nil when the records carry none (off Linux, https:// targets, runs
+	// before it). Above an ITL, events that waited together carry the last one's
+	// arrival: clientReadLate judges it.
+	ReadLagMs *Summary `json:"read_lag_ms,omitempty"`
 	// ClientLimited (open loop): the client, not the server, limited the step — it sent
 	// below 0.9 × the rate while the median request waited on the client longer than
 	// max(100 ms, mean E2E). LittleThroughputRps is then the completed requests per

@@ -39,6 +39,9 @@ const (
 	WarnStepTimeout WarningKind = "step-timeout"
 	// WarnSimulatorLate: the embedded simulator ran late in a step (StepStats.SimulatorLate).
 	WarnSimulatorLate WarningKind = "simulator-late"
+	// WarnClientReadLate: the client read a step's streams late, by more than an ITL
+	// at p95 (clientReadLate), so some events carry a later arrival time than their own.
+	WarnClientReadLate WarningKind = "client-read-late"
 	// WarnIgnoredMaxTokens: a step's server returned far more tokens than max_tokens
 	// (StepStats.OverMaxTokens).
 	WarnIgnoredMaxTokens WarningKind = "ignored-max-tokens"

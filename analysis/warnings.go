@@ -132,6 +132,9 @@ func stepWarnings(a *Analysis) []Warning {
 						"of CPU, so this step's latencies measure the host, not the modelled engine: it is left out of the fit and the capacity; rerun on a quieter machine",
 					stepPlace(sa.Segment, &s), fmtNum(roundTo(s.Server.SimLatenessP99Ms, 1)), fmtNum(SimLateLimitMs))))
 			}
+			if w := clientReadLateWarning(sa.Segment, &s); w != "" {
+				out = append(out, stepWarning(WarnClientReadLate, sa.Segment, &s, w))
+			}
 			if w := overMaxTokensWarning(sa.Segment, &s); w != "" {
 				out = append(out, stepWarning(WarnIgnoredMaxTokens, sa.Segment, &s, w))
 			}

@@ -184,6 +184,8 @@ func (d *decoder) field(r *Record, key, b []byte, i int) (int, error) {
 		return d.latency(b, i, &r.E2EMs)
 	case "schedule_lag_ms":
 		return d.latency(b, i, &r.ScheduleLagMs)
+	case "read_lag_ms":
+		return d.latency(b, i, &r.ReadLagMs)
 	case "waited_ms":
 		return d.latency(b, i, &r.WaitedMs)
 	case "icl_ms":

@@ -80,6 +80,13 @@ type Record struct {
 	// ScheduleLagMs: sent − scheduled (open loop, users, a closed loop's backoff), the
 	// client's own lateness (docs/metrics.md).
 	ScheduleLagMs *float64 `json:"schedule_lag_ms,omitempty"`
+	// ReadLagMs: the most the client fell behind in reading this response, in ms: the
+	// largest gap between a read's return and the kernel's receive time of the bytes it
+	// read (Linux, http:// targets; nil where the kernel gives no receive time). Below
+	// an ITL it costs no accuracy, since events carry their arrival time; above one,
+	// events whose segments waited together carry the last one's arrival
+	// (docs/client.md, "Timestamps").
+	ReadLagMs *float64 `json:"read_lag_ms,omitempty"`
 	// WaitedMs: an unfinished request's wait, from sent (or, unsent, from the start of
 	// the attempt) to the step's cut: a lower bound of its E2E (and of its TTFT when
 	// FirstTokenNs is 0). Nil for the other records.

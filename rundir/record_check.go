@@ -31,7 +31,8 @@ func (r *Record) impossible() error {
 		v      *float64
 		signed bool
 	}{{"ttft_ms", r.TTFTMs, false}, {"ttfo_ms", r.TTFOMs, false}, {"itl_ms", r.ITLMs, false}, {"e2e_ms", r.E2EMs, false},
-		{"waited_ms", r.WaitedMs, false}, {"schedule_lag_ms", r.ScheduleLagMs, true}}
+		{"waited_ms", r.WaitedMs, false}, {"schedule_lag_ms", r.ScheduleLagMs, true},
+		{"read_lag_ms", r.ReadLagMs, false}}
 	for _, l := range lat {
 		if l.v != nil && badLatency(*l.v, l.signed) {
 			return fmt.Errorf("impossible record: %s %g", l.name, *l.v)

@@ -194,10 +194,9 @@ func (w *bodyWatch) readable() {
 	if err == syscall.EAGAIN || err == syscall.EINTR {
 		return // a stale readiness: level-triggered, it is reported again when true
 	}
-	now := time.Now()
-	w.s.now = rxTime(now, rxNs)
-	switch {
+	switch now := time.Now(); {
 	case n > 0:
+		w.s.stampRead(now, rxNs)
 		rc.w += n
 		w.wd.touch(now)
 	case err == nil:
@@ -266,7 +265,7 @@ func (c *Client) readStreamEpoll(parent, ctx context.Context, s *stream, src *ra
 	// What came with the head is read here first.
 	rc.noRead = true
 	defer func() { rc.noRead, rc.pending = false, nil }()
-	s.now = rxTime(time.Now(), rc.rxNs)
+	s.stampRead(time.Now(), rc.rxNs)
 	w := &bodyWatch{r: r, s: s, src: src, wd: wd, parent: parent, ctx: ctx,
 		local: tc.LocalAddr(), remote: tc.RemoteAddr(), finished: make(chan struct{})}
 	if w.drain() {

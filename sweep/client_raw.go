@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -62,14 +63,15 @@ type rawConn struct {
 	idleSince time.Time
 	noRead    bool
 	pending   error
-	full      bool    // the last read filled buf: grow it (up to rawReadBufSize) first
-	rxStamps  bool    // the socket has kernel receive timestamps on (Linux)
-	rx        *rxSock // recvmsg(2) reading with kernel stamps (Linux; made with the connection)
-	rxNs      int64   // the kernel's receive time of the last read's bytes, unix ns (0: none)
+	full      bool            // the last read filled buf: grow it (up to rawReadBufSize) first
+	rxStamps  bool            // the socket has kernel receive timestamps on (Linux)
+	rxConn    net.Conn        // the conn rxRaw belongs to (an epoll reader replaces conn)
+	rxRaw     syscall.RawConn // conn's RawConn for recvmsg(2) with kernel stamps (Linux); nil: conn.Read
+	rxNs      int64           // the kernel's receive time of the last read's bytes, unix ns (0: none)
 }
 
-// newRawConn wraps a new connection, its kernel receive timestamps turned on before
-// anything can arrive (a segment received before is not stamped).
+// newRawConn wraps a new connection, its kernel receive timestamps turned on before the
+// request is written, so that the response's segments are all stamped.
 func newRawConn(conn net.Conn) *rawConn {
 	rc := &rawConn{conn: conn, buf: make([]byte, rawReadBufStart)}
 	rc.attachRx()

@@ -7,8 +7,9 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
-	"unsafe"
+	"time"
 )
 
 // Kernel receive timestamps: the epoll reader reads each stream with recvmsg(2) on a
@@ -22,14 +23,6 @@ import (
 // option refused, a segment received before it was set) the read's time.Now stands,
 // as on the netpoller path. docs/client.md ("Timestamps") has the figures.
 
-// rxReader is recvmsg(2)'s scratch for one reader goroutine: the message header, its
-// one iovec and a control buffer for one SCM_TIMESTAMPNS message (8-byte aligned).
-type rxReader struct {
-	iov syscall.Iovec
-	msg syscall.Msghdr
-	oob [8]uint64
-}
-
 // enableRxStamps asks the kernel to stamp fd's received segments (SO_TIMESTAMPNS).
 func enableRxStamps(fd int) error {
 	if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1); err != nil {
@@ -38,121 +31,169 @@ func enableRxStamps(fd int) error {
 	return nil
 }
 
-// read reads fd once into p (len(p) > 0) with recvmsg(2); rxNs is the kernel's receive
-// time of the last segment read, in unix ns, or 0 when it gave none. Errors are the
-// raw errno (syscall.EAGAIN when nothing is ready), as syscall.Read returns them.
-func (x *rxReader) read(fd int, p []byte) (n int, rxNs int64, err error) {
-	x.iov.Base = &p[0]
-	x.iov.SetLen(len(p))
-	x.msg = syscall.Msghdr{Iov: &x.iov, Control: (*byte)(unsafe.Pointer(&x.oob[0]))}
-	x.msg.Iovlen = 1
-	x.msg.SetControllen(len(x.oob) * 8)
-	r, _, errno := syscall.Syscall(syscall.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&x.msg)), 0)
-	x.iov.Base = nil // p is not kept past the call
-	if errno != 0 {
-		return 0, 0, errno
-	}
-	return int(r), x.stamp(), nil
-}
-
-// stamp returns the SCM_TIMESTAMPNS time of the last recvmsg's control data in unix
-// ns, or 0 when it carried none.
-func (x *rxReader) stamp() int64 {
-	cl := int(x.msg.Controllen)
-	if x.msg.Flags&syscall.MSG_CTRUNC != 0 || cl < syscall.CmsgLen(int(unsafe.Sizeof(syscall.Timespec{}))) {
-		return 0
-	}
-	h := (*syscall.Cmsghdr)(unsafe.Pointer(&x.oob[0]))
-	if h.Level != syscall.SOL_SOCKET || h.Type != syscall.SCM_TIMESTAMPNS {
-		return 0
-	}
-	ts := (*syscall.Timespec)(unsafe.Add(unsafe.Pointer(&x.oob[0]), syscall.CmsgLen(0)))
-	return ts.Nano()
-}
-
-// rxSock reads a raw connection's TCP socket with recvmsg(2) through Go's netpoller,
-// keeping the kernel stamp of each read (rawConn.rxNs); raw is nil when the
-// connection is not TCP or refused SO_TIMESTAMPNS, and conn.Read is used.
+// rxSock is the scratch of one netpoller read with recvmsg(2) (rawConn.sockRead): its
+// recvmsg(2) buffers, the read's callback (made once) and its results. Pooled: a
+// connection holds none between reads.
 type rxSock struct {
-	conn net.Conn // the connection raw belongs to (an epoll reader replaces rc.conn)
-	raw  syscall.RawConn
 	rx   rxReader
-	fn   func(fd uintptr) bool // read's callback, made once
+	fn   func(fd uintptr) bool
 	p    []byte
 	n    int
 	rxNs int64
 	err  error
 }
 
+var rxSockPool = sync.Pool{New: func() any {
+	x := &rxSock{}
+	x.fn = func(fd uintptr) bool {
+		for {
+			n, ns, err := x.rx.read(int(fd), x.p)
+			switch err {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false // wait in the netpoller
+			}
+			x.n, x.rxNs, x.err = n, ns, err
+			return true
+		}
+	}
+	return x
+}}
+
 // sockRead reads from rc's socket into p like rc.conn.Read (the same errors: io.EOF
 // at the end, *net.OpError "read"), setting rc.rxNs to the kernel's receive time of
-// the bytes (0 when it gave none).
+// the bytes read (0 when it gave none; unchanged by a read of no bytes).
 func (rc *rawConn) sockRead(p []byte) (int, error) {
-	x := rc.rx
-	if x == nil || x.conn != rc.conn {
-		x = rc.attachRx()
+	if rc.rxConn != rc.conn {
+		rc.attachRx()
 	}
-	if x.raw == nil || len(p) == 0 {
+	if rc.rxRaw == nil || len(p) == 0 {
 		rc.rxNs = 0
 		return rc.conn.Read(p)
 	}
+	x := rxSockPool.Get().(*rxSock)
 	x.p, x.n, x.rxNs, x.err = p, 0, 0, nil
-	err := x.raw.Read(x.fn)
+	err := rc.rxRaw.Read(x.fn)
+	n, rxNs, rerr := x.n, x.rxNs, x.err
 	x.p = nil
-	rc.rxNs = x.rxNs
-	var oe *net.OpError
+	rxSockPool.Put(x)
+	if n > 0 {
+		rc.rxNs = rxNs // kept over a read of nothing (the end): the last bytes' arrival
+	}
 	switch {
 	case err != nil: // a deadline, or the connection closed
-		if errors.As(err, &oe) {
-			oe.Op = "read"
+		if oe, ok := err.(*net.OpError); ok {
+			oe.Op = "read" // net's "raw-read", as conn.Read names it
 		}
 		return 0, err
-	case x.err != nil:
+	case rerr != nil:
 		return 0, &net.OpError{Op: "read", Net: "tcp", Source: rc.conn.LocalAddr(), Addr: rc.conn.RemoteAddr(),
-			Err: os.NewSyscallError("read", x.err)}
-	case x.n == 0:
+			Err: os.NewSyscallError("read", rerr)}
+	case n == 0:
 		return 0, io.EOF
 	}
-	return x.n, nil
+	return n, nil
 }
 
-// attachRx (re)binds rc's rxSock to rc.conn, turning on the socket's kernel receive
-// timestamps once per connection.
-func (rc *rawConn) attachRx() *rxSock {
-	x := rc.rx
-	if x == nil {
-		x = &rxSock{}
-		x.fn = func(fd uintptr) bool {
-			for {
-				n, ns, err := x.rx.read(int(fd), x.p)
-				switch err {
-				case syscall.EINTR:
-					continue
-				case syscall.EAGAIN:
-					return false // wait in the netpoller
-				}
-				x.n, x.rxNs, x.err = n, ns, err
-				return true
-			}
-		}
-		rc.rx = x
-	}
-	x.conn, x.raw = rc.conn, nil
+// attachRx binds rc's reads to rc.conn (again after an epoll reader replaced it):
+// recvmsg(2) through its RawConn, with the socket's kernel receive timestamps turned
+// on once per connection; conn.Read when rc.conn is not TCP or they cannot be.
+func (rc *rawConn) attachRx() {
+	rc.rxConn, rc.rxRaw = rc.conn, nil
 	tc, ok := rc.conn.(*net.TCPConn)
-	if !ok {
-		return x
+	if !ok || !rxStampsSupported {
+		return
 	}
 	raw, err := tc.SyscallConn()
 	if err != nil {
-		return x
+		return
 	}
 	if !rc.rxStamps {
+		holdRxStamps()
 		var serr error
 		if err := raw.Control(func(fd uintptr) { serr = enableRxStamps(int(fd)) }); err != nil || serr != nil {
-			return x
+			return
 		}
 		rc.rxStamps = true
 	}
-	x.raw = raw
-	return x
+	rc.rxRaw = raw
+}
+
+// rxKeeper holds one socket with receive timestamps on for the life of the process.
+// Linux stamps received packets host-wide while any socket asks for it
+// (net_enable_timestamp); the first socket to ask switches it on from a kernel worker,
+// a moment later, and the last to close switches it off the same way. Held open, the
+// keeper keeps it on, so connections opened and closed one by one do not flip it per
+// request, and a new connection's first segment is never received unstamped.
+var rxKeeper struct {
+	once sync.Once
+	fd   int
+}
+
+// holdRxStamps opens the keeper (once) and waits, at most 200 ms, until a loopback TCP
+// segment comes back stamped: the host's stamping is then on.
+func holdRxStamps() {
+	rxKeeper.once.Do(func() {
+		fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return
+		}
+		if enableRxStamps(fd) != nil {
+			_ = syscall.Close(fd)
+			return
+		}
+		rxKeeper.fd = fd
+		for deadline := time.Now().Add(200 * time.Millisecond); time.Now().Before(deadline); {
+			if ok, err := loopbackStamped(); ok || err != nil {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	})
+}
+
+// loopbackStamped sends one byte over a new loopback TCP connection whose receiving
+// end has SO_TIMESTAMPNS and reports whether it was received with a stamp; err when
+// the connection cannot be made (no loopback: nothing to wait for).
+func loopbackStamped() (bool, error) {
+	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return false, err
+	}
+	defer ln.Close()
+	c, err := net.DialTCP("tcp4", nil, ln.Addr().(*net.TCPAddr))
+	if err != nil {
+		return false, err
+	}
+	defer c.Close()
+	sc, err := ln.AcceptTCP()
+	if err != nil {
+		return false, err
+	}
+	defer sc.Close()
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return false, err
+	}
+	var serr error
+	if err := raw.Control(func(fd uintptr) { serr = enableRxStamps(int(fd)) }); err != nil || serr != nil {
+		return false, errors.Join(err, serr)
+	}
+	if _, err := sc.Write([]byte{1}); err != nil {
+		return false, err
+	}
+	_ = c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	var x rxReader
+	var b [1]byte
+	stamped := false
+	err = raw.Read(func(fd uintptr) bool {
+		n, ns, rerr := x.read(int(fd), b[:])
+		if rerr == syscall.EAGAIN || rerr == syscall.EINTR {
+			return false
+		}
+		stamped = n == 1 && ns > 0
+		return true
+	})
+	return stamped, err
 }

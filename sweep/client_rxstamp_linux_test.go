@@ -20,8 +20,9 @@ import (
 
 // TestClientStampsArrivalNotReaderLateness holds the epoll reader back for 60 ms (its
 // lock) while the first token arrives: with kernel receive timestamps the record's
-// first token is when the server wrote it, within 1 ms; without them it is when the
-// reader got to it, ≥ 50 ms later. The server's write is bracketed by time.Now before
+// first token is when the server wrote it, within 1 ms, and its read lag is the 60 ms;
+// without them the first token is when the reader got to it, ≥ 50 ms later, and the
+// record has no read lag. The server's write is bracketed by time.Now before
 // and after it (the kernel stamps a loopback segment as the sender's write hands it on,
 // within tens of µs).
 func TestClientStampsArrivalNotReaderLateness(t *testing.T) {
@@ -41,8 +42,23 @@ func TestClientStampsArrivalNotReaderLateness(t *testing.T) {
 				t.Errorf("first token stamped %+.3f ms after the write without kernel stamps: want the reader's lateness (≥ 50 ms)",
 					float64(first-after)/1e6)
 			}
+			// The record says how late the client read: the 60 ms the reader was held.
+			switch {
+			case stamps && (rec.ReadLagMs == nil || *rec.ReadLagMs < 55 || *rec.ReadLagMs > 1000):
+				t.Errorf("read lag %v, want the reader's 60 ms", fmtPtr(rec.ReadLagMs))
+			case !stamps && rec.ReadLagMs != nil:
+				t.Errorf("read lag %v without kernel stamps, want none", fmtPtr(rec.ReadLagMs))
+			}
 		})
 	}
+}
+
+// fmtPtr formats an optional value in ms.
+func fmtPtr(v *float64) string {
+	if v == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%.3f ms", *v)
 }
 
 // firstTokenWhileReaderHeld streams one answer from a scripted server on 127.0.0.1
@@ -142,7 +158,7 @@ func TestRawReadStampsArrival(t *testing.T) {
 	if err != nil || n != 19 {
 		t.Fatalf("read %d bytes, %v; want 19", n, err)
 	}
-	at := rxTime(time.Now(), rc.rxNs)
+	at, _ := rxTime(time.Now(), rc.rxNs)
 	if !rc.rxStamps || at.Before(before.Add(-100*time.Microsecond)) || at.After(after.Add(time.Millisecond)) {
 		t.Errorf("stamps on %v; read stamped %v after the write began (the write took %v): want the write's time",
 			rc.rxStamps, at.Sub(before), after.Sub(before))

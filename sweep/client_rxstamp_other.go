@@ -2,11 +2,8 @@
 
 package sweep
 
-// rxSock has no use off Linux: reads are conn.Read, stamped with time.Now.
-type rxSock struct{}
-
 // sockRead reads from rc's socket into p (rc.rxNs stays 0: no kernel stamps here).
 func (rc *rawConn) sockRead(p []byte) (int, error) { return rc.conn.Read(p) }
 
 // attachRx does nothing off Linux.
-func (rc *rawConn) attachRx() *rxSock { return nil }
+func (rc *rawConn) attachRx() {}

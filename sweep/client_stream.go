@@ -65,6 +65,8 @@ type stream struct {
 
 	now, sent, first, firstOut, last time.Time
 	haveFirst, haveOut, haveLast     bool
+	readLag                          time.Duration // the latest a read came after its bytes' arrival
+	haveLag                          bool          // a read carried the kernel's arrival time
 	events, reasoningEvents          int
 
 	usageSeen              bool
@@ -281,7 +283,7 @@ func (c *Client) readStream(parent, ctx context.Context, s *stream, contentType 
 		b, err := body.next()
 		if len(b) > 0 {
 			now := time.Now()
-			s.now = rxTime(now, body.rxStamp())
+			s.stampRead(now, body.rxStamp())
 			wd.touch(now)
 		}
 		if s.feed(parent, ctx, b, err) {
@@ -309,7 +311,8 @@ func (s *stream) feed(parent, ctx context.Context, b []byte, err error) bool {
 	}
 	switch {
 	case err == io.EOF:
-		s.now = time.Now()
+		// An event left without its blank line is timed by the read that brought its
+		// bytes (s.now), not by the end of the body.
 		_ = s.parser.Finish(s.emit)
 		return true
 	case err != nil:
@@ -337,7 +340,7 @@ func (c *Client) readJSONBody(parent, ctx context.Context, s *stream, body bodyS
 	if !s.countBody(b) {
 		return
 	}
-	s.now = time.Now()
+	s.stampRead(time.Now(), body.rxStamp()) // the last bytes' arrival
 	_ = s.onEvent(SSEEvent{Data: b})
 	s.done = s.errClass == ""
 }
@@ -385,6 +388,9 @@ func (s *stream) finalize() {
 	}
 	if s.haveLast {
 		rec.EndNs = unixNs(s.last)
+	}
+	if s.haveLag {
+		rec.ReadLagMs = msPtr(s.readLag)
 	}
 	switch {
 	case s.compl > 0 || (s.usageSeen && s.events == 0):

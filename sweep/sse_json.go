@@ -169,7 +169,7 @@ func (d *chunkDecoder) number() (int, error) {
 	if len(raw) > 0 && raw[0] == '-' {
 		neg, k = true, 1
 	}
-	for ; k < len(raw) && raw[k] >= '0' && raw[k] <= '9' && n < 1<<50; k++ {
+	for ; k < len(raw) && raw[k] >= '0' && raw[k] <= '9' && int64(n) < 1<<50; k++ {
 		n = n*10 + int(raw[k]-'0')
 	}
 	if k < len(raw) {
