@@ -12,16 +12,18 @@ import (
 	"time"
 )
 
-// Kernel receive timestamps: the epoll reader reads each stream with recvmsg(2) on a
-// socket with SO_TIMESTAMPNS set, and the kernel returns with the bytes the time its
-// network stack received the last segment among them (CLOCK_REALTIME, stamped as the
-// packet enters the stack; for TCP the latest of the segments that read consumed,
-// Linux's tcp_recv_timestamp). An event is then stamped when its bytes reached this
-// host, not when the reader goroutine got round to reading them: a client that falls
-// behind (a busy reader, a starved process, the server sharing its cores) no longer
-// adds its own lateness to TTFT, ITL and E2E. Where the kernel gives no stamp (the
-// option refused, a segment received before it was set) the read's time.Now stands,
-// as on the netpoller path. docs/client.md ("Timestamps") has the figures.
+// Kernel receive timestamps: every raw HTTP/1.1 connection has SO_TIMESTAMPNS set as
+// it is dialled, and its reads use recvmsg(2) — the response head's through Go's
+// netpoller (rawConn.sockRead), an event-stream body's on the epoll reader. The kernel
+// returns, with the bytes, the time its network stack received the last segment among
+// them (CLOCK_REALTIME, stamped as the packet enters the stack; for TCP the latest of
+// the segments that read consumed, Linux's tcp_recv_timestamp). An event is then
+// stamped when its bytes reached this host, not when a goroutine got round to reading
+// them: a client that falls behind (a busy reader, a starved process, the server
+// sharing its cores) no longer adds its own lateness to TTFT, ITL and E2E, up to an
+// ITL (stream.stampRead). Where the kernel gives no stamp (the option refused, a
+// connection that is not TCP) the read's time.Now stands, as off Linux.
+// docs/client.md ("Timestamps", "Kernel receive timestamps") has the figures.
 
 // enableRxStamps asks the kernel to stamp fd's received segments (SO_TIMESTAMPNS).
 func enableRxStamps(fd int) error {
