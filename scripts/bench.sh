@@ -7,7 +7,8 @@
 # benchmarks on a shared machine do not overlap):
 #   1. the streaming client against the kernel's floor, interleaved twice:
 #      FloorStreams500, ClientStreams500, FloorStreams1000, ClientStreams1000
-#      (CPU µs per received token and its ratio to the floor; TTFT error p99);
+#      (CPU µs per received token and its ratio to the floor; TTFT error p99), the
+#      benchmarks' server at nice 19 (LLMCAP_BENCH_SERVER_NICE=0 for the caller's level);
 #   2. the most open streams the open-files limit allows, up to 20,000 (client RSS);
 #   3. the simulator at 5,000 concurrent streams (iteration lateness p99/p50);
 #   4. scripts/bench-report.sh N WORK: `llmcap analyze` and `llmcap report` of an

@@ -275,9 +275,15 @@ func procStatusKiB(field string) int64 {
 // rssKiB is the process's resident set now (VmRSS), in KiB; 0 where /proc is missing.
 func rssKiB() int64 { return procStatusKiB("VmRSS:") }
 
-// startBenchServer starts the child server process and returns its base URL.
+// startBenchServer starts the child server process (at benchServerNice) and returns
+// its base URL.
 func startBenchServer(b *testing.B, ttft, itl time.Duration, tokens int) string {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSSEBenchServerProcess$")
+	if n := benchServerNice(); n != "0" {
+		if nice, err := exec.LookPath("nice"); err == nil {
+			cmd = exec.Command(nice, "-n", n, os.Args[0], "-test.run=^TestSSEBenchServerProcess$")
+		}
+	}
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d,%d,%d", benchServerEnv, ttft, itl, tokens))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -301,6 +307,21 @@ func startBenchServer(b *testing.B, ttft, itl time.Duration, tokens int) string 
 		b.Fatalf("benchmark server: %q %v", line, err)
 	}
 	return "http://" + strings.TrimSpace(strings.TrimPrefix(line, "ADDR ")) + "/v1"
+}
+
+// benchServerNice is the nice level the benchmark server runs at: 19 (the lowest
+// priority), or $LLMCAP_BENCH_SERVER_NICE ("0" runs it at the benchmark's own). The
+// client is what is measured, and in a deployment the server runs on other machines; on
+// a small shared host the server at nice 19 gets the CPU the client leaves, so the
+// client's timing error is its own. A server that runs late because of it is no error
+// of the client's: the server counts its TTFT from the request's kernel arrival to its
+// first write's return (its late writes show in server_read_lag_p99_ms and a negative
+// ttft_err_p01_ms).
+func benchServerNice() string {
+	if n := os.Getenv("LLMCAP_BENCH_SERVER_NICE"); n != "" {
+		return n
+	}
+	return "19"
 }
 
 func fetchStamps(b *testing.B, base string) benchStamps {
@@ -368,7 +389,7 @@ func benchRun(do func(req *Request, rec *rundir.Record), workers, rounds int, st
 
 // BenchmarkClientStreams500 measures the client's timing error and CPU cost: 500
 // concurrent closed-loop streams (TTFT 50 ms, ITL 10 ms, 128 tokens), b.N rounds per
-// worker. Metrics: ttft_err_p99_ms (client TTFT − server TTFT), first_lag_p99_ms
+// worker. Metrics: ttft_err_p{01,50,99}_ms (client TTFT − server TTFT), first_lag_p99_ms
 // (client first-token timestamp − server flush timestamp), cpu_us/token, errors.
 func BenchmarkClientStreams500(b *testing.B) { benchClientStreams(b, 500) }
 
@@ -460,6 +481,7 @@ func benchStreams(b *testing.B, workers int, client func(base string) func(*Requ
 		toks += r.Chunks
 	}
 	ttftErr, lag, readLag := stampErrors(recs, st)
+	b.ReportMetric(pct(ttftErr, 0.01), "ttft_err_p01_ms")
 	b.ReportMetric(pct(ttftErr, 0.50), "ttft_err_p50_ms")
 	b.ReportMetric(pct(ttftErr, 0.99), "ttft_err_p99_ms")
 	b.ReportMetric(pct(readLag, 0.99), "server_read_lag_p99_ms")
