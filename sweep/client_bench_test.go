@@ -278,12 +278,13 @@ func rssKiB() int64 { return procStatusKiB("VmRSS:") }
 // startBenchServer starts the child server process (at benchServerNice) and returns
 // its base URL.
 func startBenchServer(b *testing.B, ttft, itl time.Duration, tokens int) string {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSSEBenchServerProcess$")
+	argv := []string{os.Args[0], "-test.run=^TestSSEBenchServerProcess$"}
 	if n := benchServerNice(); n != "0" {
 		if nice, err := exec.LookPath("nice"); err == nil {
-			cmd = exec.Command(nice, "-n", n, os.Args[0], "-test.run=^TestSSEBenchServerProcess$")
+			argv = append([]string{nice, "-n", n}, argv...) // nice execs the server: the same pid
 		}
 	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d,%d,%d", benchServerEnv, ttft, itl, tokens))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
