@@ -31,7 +31,8 @@ func (t *Tuner) result(stop string) (*rundir.TuneResult, error) {
 // Summarize is the result of trials: the Pareto front of the OK trials on the
 // objectives, the recommended trial (the best main objective, ties broken by the next
 // objectives in order), the baseline, the gain over it, the answer sentence and the
-// notes. sp names the parameters in the answer (nil: the trials' Params in name order).
+// notes. sp names the parameters in the answer (nil: the trials' Params in name order)
+// and bounds them for the note on a recommendation at the space's edge (edgeNote).
 func Summarize(objs []planObjective, trials []rundir.Trial, stop string, sp *space) *rundir.TuneResult {
 	r := &rundir.TuneResult{Objectives: objs, Trials: len(trials), Recommended: -1, Baseline: -1, Stop: stop}
 	dirs := directions(objs)
@@ -71,6 +72,9 @@ func Summarize(objs []planObjective, trials []rundir.Trial, stop string, sp *spa
 	}
 	r.Answer = answer(objs, trials, r, rec, base, sp)
 	r.Notes = notes(trials, rec)
+	if n := edgeNote(rec, sp); n != "" {
+		r.Notes = append(r.Notes, n)
+	}
 	return r
 }
 

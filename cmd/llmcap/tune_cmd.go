@@ -130,7 +130,8 @@ func (g *globals) tune(cmd *cobra.Command, p *plan.Plan, dir string, resume bool
 	return nil
 }
 
-// printTune writes the tune's report and prints its answer, the command and the files.
+// printTune writes the tune's report and prints its answer, its notes, the command and
+// the files.
 func (g *globals) printTune(cmd *cobra.Command, dir string, res *rundir.TuneResult, formats []string) {
 	written, rerr := report.WriteTune(dir, formats)
 	if rerr != nil {
@@ -138,6 +139,9 @@ func (g *globals) printTune(cmd *cobra.Command, dir string, res *rundir.TuneResu
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintln(out, res.Answer)
+	for _, n := range res.Notes {
+		fmt.Fprintln(out, "note: "+n)
+	}
 	if len(res.Command) > 0 {
 		fmt.Fprintf(out, "command (put your port for {port}): %s\n", tune.CommandLine(res.Env, res.Command))
 	}
