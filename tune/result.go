@@ -72,7 +72,7 @@ func Summarize(objs []planObjective, trials []rundir.Trial, stop string, sp *spa
 	}
 	r.Answer = answer(objs, trials, r, rec, base, sp)
 	r.Notes = notes(trials, rec)
-	if n := edgeNote(rec, sp); n != "" {
+	if n := edgeNote(objs, trials, rec, sp); n != "" {
 		r.Notes = append(r.Notes, n)
 	}
 	return r
