@@ -138,8 +138,15 @@ func (r *epollReader) serve(events []syscall.EpollEvent) {
 	}
 }
 
+// epollAddFails makes add fail as epoll_ctl does when the user's epoll watches run out
+// (ENOSPC): tests turn it on to drive the fallback to the netpoller path.
+var epollAddFails atomic.Bool
+
 // add starts watching w's socket.
 func (r *epollReader) add(w *bodyWatch) error {
+	if epollAddFails.Load() {
+		return os.NewSyscallError("epoll_ctl", syscall.ENOSPC)
+	}
 	r.mu.Lock()
 	r.watches[int32(w.fd)] = w
 	r.mu.Unlock()
@@ -249,9 +256,11 @@ func (w *bodyWatch) stopEarly() bool {
 
 // readStreamEpoll reads a raw 2xx event-stream body through an epoll reader; it
 // reports false, having read nothing, when it cannot (no reader, a connection that is
-// not TCP), and the caller reads the body itself. rc.conn is replaced by a new
-// net.Conn on the same socket (or, when that fails, left closed: the caller then never
-// reuses it).
+// not TCP, a socket the reader's epoll set refused), and the caller reads the body
+// itself. rc.conn is replaced by a new net.Conn on the same socket (or, when that
+// fails, left closed: the caller then never reuses it), also when it reports false
+// after taking the socket out of the netpoller: the caller's cancel hook must then
+// cover the new conn (runRaw).
 func (c *Client) readStreamEpoll(parent, ctx context.Context, s *stream, src *rawBody, wd *watchdog) bool {
 	rc := src.rc
 	tc, ok := rc.conn.(*net.TCPConn)

@@ -645,7 +645,8 @@ func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPo
 	// Cancellation (the caller's, a timeout, the drain after [DONE]) interrupts blocked
 	// reads and writes; such a connection is never reused.
 	// An epoll reader replaces rc.conn by a new net.Conn on the same socket after the
-	// body; by then stop has run or the connection is never reused.
+	// body; by then stop has run or the connection is never reused. When it gives the
+	// socket back unread, the hook moves to the new conn (below).
 	conn := rc.conn
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(longAgo) })
 	reuse := false
@@ -683,6 +684,17 @@ func (c *Client) runRaw(parent context.Context, s *stream, body []byte, p *rawPo
 	} else if !isJSON(head.contentType) && c.readStreamEpoll(parent, ctx, s, src, wd) {
 		// read by an epoll reader (client_epoll_linux.go)
 	} else {
+		if rc.conn != conn {
+			// An epoll reader gave the socket back as a new conn without reading it:
+			// the cancel hook moves to that conn (when it already ran, the new conn is
+			// interrupted at once and never reused).
+			if nc := rc.conn; stop() {
+				stop = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(longAgo) })
+			} else {
+				_ = nc.SetDeadline(longAgo) // the hook ran: the context is done
+				stop = func() bool { return false }
+			}
+		}
 		c.readStream(parent, ctx, s, head.contentType, src, wd)
 	}
 	if s.done && !src.eof {
