@@ -63,3 +63,24 @@ func serveSim(args []string) int {
 	_ = srv.Close()
 	return 0
 }
+
+// Environment of the "tuner" helper: the plan file and the tune directory.
+const (
+	envTunerPlan = "TUNETEST_PLAN"
+	envTunerDir  = "TUNETEST_DIR"
+)
+
+// runTuner is the "tuner" helper: a tune of envTunerPlan into envTunerDir.
+func runTuner() int {
+	p, err := plan.Load(os.Getenv(envTunerPlan), nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	exe, _ := os.Executable()
+	if _, err := Run(context.Background(), p, Options{Dir: os.Getenv(envTunerDir), Executable: exe}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}

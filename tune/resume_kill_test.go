@@ -5,7 +5,6 @@ package tune
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -18,27 +17,6 @@ import (
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
 )
-
-// Environment of the "tuner" helper: the plan file and the tune directory.
-const (
-	envTunerPlan = "TUNETEST_PLAN"
-	envTunerDir  = "TUNETEST_DIR"
-)
-
-// runTuner is the "tuner" helper: a tune of envTunerPlan into envTunerDir.
-func runTuner() int {
-	p, err := plan.Load(os.Getenv(envTunerPlan), nil)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	exe, _ := os.Executable()
-	if _, err := Run(context.Background(), p, Options{Dir: os.Getenv(envTunerDir), Executable: exe}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
-}
 
 // TestKilledTuneResumesWithoutLossOrOrphan: a tune killed with SIGKILL during its
 // second trial leaves that trial's server behind (started through a shell, whose child
