@@ -7,13 +7,12 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/llmcap/llmcap/rundir"
-
+	"github.com/llmcap/llmcap/internal/proctime"
 	"github.com/llmcap/llmcap/plan"
+	"github.com/llmcap/llmcap/rundir"
 )
 
 // writeMillion writes a run directory of n records (any n, despite the name) over 10 concurrency steps, shaped
@@ -81,7 +80,7 @@ func BenchmarkAnalyzeMillion(b *testing.B) {
 	runtime.GC()
 	peak := startHeapWatch()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := proctime.CPU()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		a, err := Analyze(dir)
@@ -93,7 +92,7 @@ func BenchmarkAnalyzeMillion(b *testing.B) {
 		}
 	}
 	el := time.Since(start) / time.Duration(b.N)
-	cpu := (cpuTime() - cpu0) / time.Duration(b.N)
+	cpu := (proctime.CPU() - cpu0) / time.Duration(b.N)
 	b.StopTimer()
 	heap := peak()
 	rss := vmHWM()
@@ -103,15 +102,15 @@ func BenchmarkAnalyzeMillion(b *testing.B) {
 	b.ReportMetric(float64(rss)/(1<<20), "MiB-peak-RSS")
 	b.Logf("1,000,000 records: %.2f s wall (%.2f s CPU) per analysis, peak heap %.0f MiB, peak RSS %.0f MiB",
 		el.Seconds(), cpu.Seconds(), float64(heap)/(1<<20), float64(rss)/(1<<20))
-	t0, c0 := time.Now(), cpuTime()
+	t0, c0 := time.Now(), proctime.CPU()
 	in, err := readRun(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	t1, c1 := time.Now(), cpuTime()
+	t1, c1 := time.Now(), proctime.CPU()
 	analyzeInputs(in)
 	b.Logf("phases: read %.2f s wall (%.2f s CPU), statistics+model+bootstrap %.2f s wall (%.2f s CPU)",
-		t1.Sub(t0).Seconds(), (c1 - c0).Seconds(), time.Since(t1).Seconds(), (cpuTime() - c1).Seconds())
+		t1.Sub(t0).Seconds(), (c1 - c0).Seconds(), time.Since(t1).Seconds(), (proctime.CPU() - c1).Seconds())
 }
 
 // startHeapWatch samples the live heap every 5 ms; the returned func stops it and gives
@@ -154,13 +153,4 @@ func vmHWM() uint64 {
 		}
 	}
 	return 0
-}
-
-// cpuTime is the process's user + system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

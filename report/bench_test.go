@@ -1,17 +1,10 @@
 package report
 
 import (
-	"syscall"
 	"testing"
-	"time"
-)
 
-// cpuTime is this process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/llmcap/llmcap/internal/proctime"
+)
 
 // BenchmarkWriteAll writes every format for a 3-segment (+ mix) × 8-step run with
 // 100k records (acceptance: ≤ 5 s per report). It also reports CPU seconds per report,
@@ -25,12 +18,12 @@ func BenchmarkWriteAll(b *testing.B) {
 		steps += len(seg.Steps)
 	}
 	dir := fxWriteRunDir(b, a, 100_000/steps+1)
-	cpu0 := cpuTime()
+	cpu0 := proctime.CPU()
 	b.ResetTimer()
 	for b.Loop() {
 		if err := Write(dir, a, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((proctime.CPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }

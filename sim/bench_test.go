@@ -10,10 +10,10 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/internal/proctime"
 	"github.com/llmcap/llmcap/plan"
 )
 
@@ -60,7 +60,7 @@ func benchStreams(b *testing.B, cfg plan.Simulator, load streamLoad, child bool)
 	for range b.N {
 		s := startTest(b, cfg)
 		load.URL = s.URL() + "/completions"
-		cpu0 := cpuTime()
+		cpu0 := proctime.CPU()
 		var res streamLoadResult
 		var err error
 		if child {
@@ -71,7 +71,7 @@ func benchStreams(b *testing.B, cfg plan.Simulator, load streamLoad, child bool)
 		if err != nil {
 			b.Fatal(err)
 		}
-		cpu := cpuTime() - cpu0
+		cpu := proctime.CPU() - cpu0
 		st := s.Stats()
 		tokens := float64(load.Streams * load.Output)
 		b.ReportMetric(float64(st.LatenessP99)/1e6, "lateness-p99-ms")
@@ -158,15 +158,6 @@ func TestStreamLoadProcess(t *testing.T) {
 	}
 	line, _ := json.Marshal(res)
 	fmt.Printf("LOAD %s\n", line)
-}
-
-// cpuTime returns this process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // readStream posts body and counts the content events of the SSE stream.

@@ -16,10 +16,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/internal/proctime"
 	"github.com/llmcap/llmcap/rundir"
 )
 
@@ -56,7 +56,7 @@ func TestSSEBenchServerProcess(t *testing.T) {
 	if spec == "" {
 		t.Skip("only runs as the benchmark's child process")
 	}
-	bs := &benchServer{stamps: map[int64][3]int64{}, cpu0: cpuTime()}
+	bs := &benchServer{stamps: map[int64][3]int64{}, cpu0: proctime.CPU()}
 	if _, err := fmt.Sscanf(spec, "%d,%d,%d", &bs.ttft, &bs.itl, &bs.tokens); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func (bs *benchServer) stream(conn net.Conn, recv time.Time, n int) (first time.
 
 func (bs *benchServer) writeStamps(conn net.Conn) {
 	bs.mu.Lock()
-	cpu := cpuTime()
+	cpu := proctime.CPU()
 	b, _ := json.Marshal(benchStamps{Stamps: bs.stamps, MaxActive: bs.maxActive.Load(),
 		RSSKiB: rssHWMKiB(), CPUNs: int64(cpu - bs.cpu0)})
 	bs.cpu0 = cpu
@@ -232,25 +232,6 @@ func writeString(w http.ResponseWriter, s string) (int, error) {
 		return w.Write(benchChunkBytes)
 	}
 	return w.Write([]byte(s))
-}
-
-// raiseNOFILE raises the open-files limit to at least want (the hard limit too, which
-// needs privilege), or else the soft limit to the hard limit; it returns the soft limit.
-func raiseNOFILE(want uint64) uint64 {
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
-		return 0
-	}
-	if lim.Cur >= want {
-		return lim.Cur
-	}
-	if lim.Max < want && syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: want, Max: want}) == nil {
-		return want
-	}
-	lim.Cur = lim.Max
-	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-	_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
-	return lim.Cur
 }
 
 // rssHWMKiB returns the process's peak resident set (VmHWM) in KiB.
@@ -338,15 +319,6 @@ func fetchStamps(b *testing.B, base string) benchStamps {
 	return st
 }
 
-// cpuTime returns the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func pct(v []float64, p float64) float64 {
 	if len(v) == 0 {
 		return 0
@@ -371,7 +343,7 @@ func benchRun(do func(req *Request, rec *rundir.Record), workers, rounds int, st
 		}()
 	}
 	wg.Wait()
-	cpu0 := cpuTime()
+	cpu0 := proctime.CPU()
 	start := time.Now()
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -385,7 +357,7 @@ func benchRun(do func(req *Request, rec *rundir.Record), workers, rounds int, st
 		}()
 	}
 	wg.Wait()
-	return recs, cpuTime() - cpu0
+	return recs, proctime.CPU() - cpu0
 }
 
 // BenchmarkClientStreams500 measures the client's timing error and CPU cost: 500
@@ -594,7 +566,7 @@ func benchOpenStreams(b *testing.B, want int, fit bool) {
 	var wg sync.WaitGroup
 	mem := sampleMem()
 	start := time.Now()
-	cpu0 := cpuTime()
+	cpu0 := proctime.CPU()
 	for i := 0; i < streams; i++ {
 		wg.Add(1)
 		go func() {
@@ -604,7 +576,7 @@ func benchOpenStreams(b *testing.B, want int, fit bool) {
 		}()
 	}
 	wg.Wait()
-	cpu := cpuTime() - cpu0
+	cpu := proctime.CPU() - cpu0
 	ms := mem()
 	st := fetchStamps(b, base)
 	errs, toks := 0, 0

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llmcap/llmcap/internal/proctime"
 )
 
 // BenchmarkFloorStreams500 is the floor under BenchmarkClientStreams500: the same
@@ -47,7 +49,7 @@ func benchFloorStreams(b *testing.B, workers int) {
 		}
 	}
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := proctime.CPU()
 	start := time.Now()
 	stagger := benchStagger
 	next := 0 // workers started so far
@@ -80,7 +82,7 @@ func benchFloorStreams(b *testing.B, workers int) {
 			}
 		}
 	}
-	cpu := cpuTime() - cpu0
+	cpu := proctime.CPU() - cpu0
 	b.StopTimer()
 	st := fetchStamps(b, base)
 	b.ReportMetric(float64(cpu.Microseconds())/float64(max(frames, 1)), "cpu_us/token")
