@@ -3,7 +3,6 @@
 package sweep
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -33,31 +32,8 @@ func TestClientEpollRefusedKeepsTimeoutsAndCancel(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, err := ssetest.NewScripts(tc.script)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
-			tc.cfg.BaseURL = srv.URL
-			c := NewClient(tc.cfg)
-			defer c.CloseIdleConnections()
-			ctx := context.Background()
-			if tc.cancelAt > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithCancel(ctx)
-				time.AfterFunc(tc.cancelAt, cancel)
-			}
 			watched := epollWatched.Load()
-			var rec rundir.Record
-			start := time.Now()
-			done := make(chan struct{})
-			go func() { c.Do(ctx, &Request{MaxTokens: 8}, &rec); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(5 * time.Second):
-				t.Fatal("Do still running 5 s after a hung server: the fallback conn escaped the cancel hook")
-			}
-			took := time.Since(start)
+			rec, took := doScripted(t, tc.script, tc.cfg, tc.cancelAt)
 			if n := epollWatched.Load() - watched; n != 0 {
 				t.Fatalf("%d bodies went to the epoll reader, want 0 (its set refused them)", n)
 			}

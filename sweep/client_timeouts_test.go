@@ -30,6 +30,38 @@ func slowStream(n int, first, gap time.Duration) []ssetest.Step {
 	return steps
 }
 
+// doScripted sends one request for 8 tokens to a server playing script, through a
+// client with cfg, cancelled at cancelAt when that is above 0; it returns the record
+// and how long Do took. A Do still running after 5 s fails the test: a hung server
+// escaped every timeout and the cancel.
+func doScripted(t *testing.T, script ssetest.Script, cfg ClientConfig, cancelAt time.Duration) (rundir.Record, time.Duration) {
+	t.Helper()
+	srv, err := ssetest.NewScripts(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg.BaseURL = srv.URL
+	c := NewClient(cfg)
+	defer c.CloseIdleConnections()
+	ctx := context.Background()
+	if cancelAt > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		time.AfterFunc(cancelAt, cancel)
+	}
+	var rec rundir.Record
+	start := time.Now()
+	done := make(chan struct{})
+	go func() { c.Do(ctx, &Request{MaxTokens: 8}, &rec); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Do still running 5 s after the request: a hung server escaped the timeouts and the cancel")
+	}
+	return rec, time.Since(start)
+}
+
 // TestClientTimeoutsAndCancel: each timeout ends its request with its class, within
 // margins wide enough for a loaded machine under -race (a gap of 40 ms never trips a
 // 300 ms idle timeout).
@@ -61,24 +93,7 @@ func TestClientTimeoutsAndCancel(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, err := ssetest.NewScripts(tc.script)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
-			tc.cfg.BaseURL = srv.URL
-			c := NewClient(tc.cfg)
-			defer c.CloseIdleConnections()
-			ctx := context.Background()
-			if tc.cancelAt > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithCancel(ctx)
-				time.AfterFunc(tc.cancelAt, cancel)
-			}
-			var rec rundir.Record
-			start := time.Now()
-			c.Do(ctx, &Request{MaxTokens: 8}, &rec)
-			took := time.Since(start)
+			rec, took := doScripted(t, tc.script, tc.cfg, tc.cancelAt)
 			if tc.class == "" {
 				if !rec.OK() || rec.OutputTokens != 8 || rec.ITLMs == nil {
 					t.Fatalf("record %+v, want ok with 8 tokens", rec)
