@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmcap/llmcap/analysis"
 	"github.com/llmcap/llmcap/plan"
 	"github.com/llmcap/llmcap/rundir"
 )
@@ -183,10 +184,6 @@ func p95Interval(recs []rundir.Record, step int) (lo, hi float64, n int) {
 // simSlots is the parity test's simulator max_num_seqs.
 const simSlots = 32
 
-// planRequests is configs/distributed-sim.yaml's ladder.requests: each step's
-// measured requests, split between the shards.
-const planRequests = 240
-
 // within reports whether got is within frac of want (relative).
 func within(got, want, frac float64) bool {
 	return math.Abs(got-want) <= frac*math.Abs(want)
@@ -207,6 +204,14 @@ func TestShardedSweepMatchesOneProcess(t *testing.T) {
 	}
 	const shards = 4
 	planPath := filepath.Join(repoRoot(t), "configs", "distributed-sim.yaml")
+	p, err := plan.Load(planPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planRequests := p.Ladder.Requests
+	if planRequests == 0 || p.Ladder.Duration != 0 {
+		t.Fatalf("%s: ladder.requests %d, ladder.duration %v: want windows bounded by a request count only", planPath, planRequests, p.Ladder.Duration)
+	}
 	tmp := t.TempDir()
 
 	base, stop := serveSim(t, "--max-num-seqs", strconv.Itoa(simSlots))
@@ -236,15 +241,23 @@ func TestShardedSweepMatchesOneProcess(t *testing.T) {
 		if m.Concurrency != s.Concurrency {
 			t.Fatalf("step %d: merged c=%d, single c=%d", i+1, m.Concurrency, s.Concurrency)
 		}
-		// The request count within ±1 per shard: the plan bounds each window by
-		// ladder.requests, which the shards split exactly (a window bounded by time
-		// gave 283 merged against 276 single at 64 in flight: completions in a fixed
-		// window vary run to run).
-		if d := m.Requests - s.Requests; d < -shards || d > shards {
-			t.Errorf("c=%d: merged %d requests, single %d: want within ±1 per shard (±%d)", m.Concurrency, m.Requests, s.Requests, shards)
+		// The request count: the plan bounds each window by ladder.requests, which the
+		// shards split exactly, so both runs measure the plan's count (the issue's ±1 per
+		// shard, met with none to spare; a window bounded by time gave 283 merged against
+		// 276 single at 64 in flight). A step cut by ladder.step_timeout leaves requests
+		// unfinished and uncounted: named first, as the machine's slowness, not a split's.
+		for _, r := range []struct {
+			name string
+			st   analysis.StepStats
+		}{{"merged", m}, {"single", s}} {
+			if r.st.CutByStepTimeout || r.st.Unfinished > 0 {
+				t.Errorf("c=%d: the %s run's step was cut by ladder.step_timeout (%d unfinished): the machine ran too slow for the plan's bound",
+					r.st.Concurrency, r.name, r.st.Unfinished)
+			}
 		}
 		if m.Requests != planRequests || s.Requests != planRequests {
-			t.Errorf("c=%d: merged %d requests, single %d: want the plan's ladder.requests, %d", m.Concurrency, m.Requests, s.Requests, planRequests)
+			t.Errorf("c=%d: merged %d requests, single %d: want the plan's ladder.requests, %d (±0: the shards split it exactly)",
+				m.Concurrency, m.Requests, s.Requests, planRequests)
 		}
 		// A p95 of 240 requests is one of the dozen slowest, so two runs of one
 		// process differ there by more than 5 % at low load. The merged TTFT p95 passes

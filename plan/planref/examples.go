@@ -46,7 +46,6 @@ var extraExamples = map[string]string{
 	"ladder.arrival":                      "gamma",
 	"ladder.burstiness":                   "0.5",
 	"ladder.max_concurrency":              "512",
-	"ladder.step_timeout":                 "10m",
 	"ladder.search.over":                  "rate",
 	"sla.ttfo_ms":                         "{p95: 800}",
 	"sla.e2e_ms":                          "{p99: 20000}",
