@@ -268,8 +268,8 @@ func TestShardedSweepMatchesOneProcess(t *testing.T) {
 		// ms to the tail: with 10-second windows of about 120 requests the merged p95
 		// came out 28.3 against 25.7 ms and 28.1 against 25.1 ms (above the single run's
 		// slowest request, which capped the band) at 16 in flight, so there it passes
-		// within ±15 %. At the 64 in
-		// flight the TTFT p95 agreed within 3 %. Everything else within ±5 %.
+		// within ±15 %. At the 64 in flight the TTFT p95 agreed within 3 %.
+		// Everything else within ±5 %.
 		lo, hi, n := p95Interval(one.Records, s.Step)
 		t.Logf("c=%d: a second run's TTFT p95 band from the single run: [%.1f, %.1f] ms of %d requests", m.Concurrency, lo, hi, n)
 		tol := 0.05
