@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/llmcap/llmcap/internal/proctime"
 )
@@ -20,13 +21,22 @@ import (
 // records; the sockets are taken out of Go's netpoller, so no goroutine is woken).
 // Its cpu_us/token is what this kernel charges a reader per streamed token;
 // the client's own cost is the difference.
-func BenchmarkFloorStreams500(b *testing.B) { benchFloorStreams(b, 500) }
+func BenchmarkFloorStreams500(b *testing.B) { benchFloorStreams(b, 500, false) }
+
+// BenchmarkFloorStreams500Raw is BenchmarkFloorStreams500 with each read(2) made by
+// syscall.RawSyscall, without the runtime's entersyscall/exitsyscall, as the client's
+// epoll reader makes its recvmsg(2): the floor for that way of calling the kernel
+// (docs/client.md, "Figures").
+func BenchmarkFloorStreams500Raw(b *testing.B) { benchFloorStreams(b, 500, true) }
 
 // BenchmarkFloorStreams1000 is BenchmarkFloorStreams500 with 1,000 streams, the floor
 // under BenchmarkClientStreams1000.
-func BenchmarkFloorStreams1000(b *testing.B) { benchFloorStreams(b, 1000) }
+func BenchmarkFloorStreams1000(b *testing.B) { benchFloorStreams(b, 1000, false) }
 
-func benchFloorStreams(b *testing.B, workers int) {
+// benchFloorStreams runs the floor with workers streams; rawRead makes each read(2)
+// with syscall.RawSyscall (the sockets are non-blocking: the duplicates share the
+// netpoller's O_NONBLOCK).
+func benchFloorStreams(b *testing.B, workers int, rawRead bool) {
 	const tokens = benchTokens
 	if lim := raiseNOFILE(uint64(workers) + 100); lim < uint64(workers)+100 {
 		b.Skipf("open-files limit %d is below %d", lim, workers+100)
@@ -68,7 +78,7 @@ func benchFloorStreams(b *testing.B, workers int) {
 		}
 		for _, ev := range events[:max(n, 0)] {
 			i := int(ev.Fd)
-			m, err := syscall.Read(fds[i], buf)
+			m, err := floorRead(fds[i], buf, rawRead)
 			if err != nil || m <= 0 {
 				continue
 			}
@@ -131,4 +141,16 @@ func detachFD(b *testing.B, c *net.TCPConn) int {
 	}
 	c.Close()
 	return int(nfd)
+}
+
+// floorRead reads fd once into buf, with syscall.Read or, when raw, syscall.RawSyscall.
+func floorRead(fd int, buf []byte, raw bool) (int, error) {
+	if !raw {
+		return syscall.Read(fd, buf)
+	}
+	r, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(r), nil
 }

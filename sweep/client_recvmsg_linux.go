@@ -22,13 +22,18 @@ const rxStampsSupported = true
 // read reads fd once into p (len(p) > 0) with recvmsg(2); rxNs is the kernel's receive
 // time of the last segment read, in unix ns, or 0 when it gave none. Errors are the
 // raw errno (syscall.EAGAIN when nothing is ready), as syscall.Read returns them.
+//
+// fd must be non-blocking (every caller's is: a netpoller socket, or the epoll
+// reader's duplicate of one, which shares its O_NONBLOCK), so the call never blocks
+// and is made with RawSyscall, skipping the runtime's entersyscall/exitsyscall
+// (BenchmarkFloorStreams500Raw is the floor for reads made that way).
 func (x *rxReader) read(fd int, p []byte) (n int, rxNs int64, err error) {
 	x.iov.Base = &p[0]
 	x.iov.SetLen(len(p))
 	x.msg = syscall.Msghdr{Iov: &x.iov, Control: (*byte)(unsafe.Pointer(&x.oob[0]))}
 	x.msg.Iovlen = 1
 	x.msg.SetControllen(len(x.oob) * 8)
-	r, _, errno := syscall.Syscall(syscall.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&x.msg)), 0)
+	r, _, errno := syscall.RawSyscall(syscall.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&x.msg)), 0)
 	x.iov.Base = nil // p is not kept past the call
 	if errno != 0 {
 		return 0, 0, errno

@@ -1,6 +1,9 @@
 package sweep
 
-import "errors"
+import (
+	"bytes"
+	"errors"
+)
 
 // chunk is what the client needs from one streamed OpenAI chunk (chat or completions),
 // decoded by chunkDecoder without reflection and, in the steady state, without
@@ -40,10 +43,38 @@ type chunkDecoder struct {
 	bigNext int
 	lastBig *bigString
 	onBig   func(prior []byte, b *bigString) error
+	// The template (decode's fast path): the bytes around the content string of the
+	// last chunk decoded in full, when that string was its only varying part (tmpl).
+	// contents counts the content strings of the decode in progress; cs and ce are the
+	// last one's bounds in b (between its quotes).
+	tmpl     bool
+	pre, suf []byte
+	contents int
+	cs, ce   int
 }
 
+// maxTemplate bounds the bytes a template keeps (its prefix and suffix together).
+const maxTemplate = 1 << 10
+
 // decode parses one event's data into d.c.
+//
+// Fast path: streamed chunks of one server differ, event to event, only in the
+// content text (vLLM's `{"id":…,"choices":[{"index":0,"delta":{"content":"` X
+// `"},"logprobs":null,"finish_reason":null}]}`). When b is the template's prefix, a
+// string body X with no quote and no backslash, and the template's suffix, a full
+// parse would read the same prefix in the same way, end the content string where the
+// suffix's quote is and read the same suffix, so d.c is the template's chunk with X as
+// its content: only that is set (FuzzChunkTemplate checks it against full parses).
 func (d *chunkDecoder) decode(b []byte) error {
+	if d.tmpl && len(d.bigs) == 0 && len(b) >= len(d.pre)+len(d.suf) &&
+		bytes.HasPrefix(b, d.pre) && bytes.HasSuffix(b, d.suf) {
+		x := b[len(d.pre) : len(b)-len(d.suf)]
+		if bytes.IndexByte(x, '"') < 0 && bytes.IndexByte(x, '\\') < 0 {
+			d.c.content = append(d.c.content[:0], x...)
+			return nil
+		}
+	}
+	d.tmpl, d.contents = false, 0
 	d.b, d.i = b, 0
 	c := &d.c
 	c.content, c.finishReason = c.content[:0], c.finishReason[:0]
@@ -67,7 +98,20 @@ func (d *chunkDecoder) decode(b []byte) error {
 			c.errRaw = append(c.errRaw, b...)
 		}
 	}
+	d.keepTemplate(b)
 	return nil
+}
+
+// keepTemplate makes b, just decoded in full, the template when its one content
+// string (unescaped, not a large event's) is all of d.c.content.
+func (d *chunkDecoder) keepTemplate(b []byte) {
+	if d.contents != 1 || len(d.bigs) != 0 || d.c.bigContent || len(d.c.content) != d.ce-d.cs ||
+		len(b)-(d.ce-d.cs) > maxTemplate || bytes.IndexByte(b[d.cs:d.ce], '\\') >= 0 {
+		return
+	}
+	d.pre = append(d.pre[:0], b[:d.cs]...)
+	d.suf = append(d.suf[:0], b[d.ce:]...)
+	d.tmpl = true
 }
 
 func (d *chunkDecoder) top() error {
@@ -283,8 +327,15 @@ func (d *chunkDecoder) errorValue() error {
 // d.onBig with the content gathered so far, which it takes.
 func (d *chunkDecoder) content() error {
 	d.lastBig = nil
+	d.ws()
+	str := d.i < len(d.b) && d.b[d.i] == '"'
+	start := d.i + 1
 	var err error
 	d.c.content, err = d.optString(d.c.content)
+	if str && err == nil {
+		d.contents++
+		d.cs, d.ce = start, d.i-1
+	}
 	if err != nil || d.lastBig == nil || d.onBig == nil {
 		return err
 	}
